@@ -1,0 +1,1 @@
+//! SPIR-V backend (not yet implemented; a later issue).

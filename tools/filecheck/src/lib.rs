@@ -1,0 +1,1 @@
+//! xir-filecheck: an LLVM-compatible FileCheck engine.
