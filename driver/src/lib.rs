@@ -1,0 +1,1 @@
+//! xir-driver (in progress).

@@ -1,0 +1,322 @@
+//! Functions: arguments, owned basic blocks and instructions, with the editing primitives
+//! passes use (append/insert/remove instructions, create/remove blocks, replace uses).
+
+use crate::entity::{PrimaryMap, SecondaryMap};
+use crate::inst::{InstData, InstId, InstKind};
+use crate::metadata::MetadataList;
+use crate::types::Type;
+use crate::value::{ArgId, BlockId, Value};
+
+/// The kind of a function.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FunctionKind {
+    /// A compute kernel (void return) with its block size.
+    Kernel {
+        /// Threads per block (default 64×1×1).
+        block_size: [u32; 3],
+    },
+    /// A callable.
+    Callable,
+    /// A declaration only.
+    External,
+    /// A raster vertex stage.
+    RasterVertex,
+    /// A raster fragment stage.
+    RasterFragment,
+}
+
+impl FunctionKind {
+    /// Upstream's default kernel block size.
+    pub const DEFAULT_BLOCK_SIZE: [u32; 3] = [64, 1, 1];
+    /// A kernel with the default block size.
+    pub const fn kernel() -> Self {
+        FunctionKind::Kernel {
+            block_size: Self::DEFAULT_BLOCK_SIZE,
+        }
+    }
+    /// Text keyword.
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Self::Kernel { .. } => "kernel",
+            Self::Callable => "callable",
+            Self::External => "external",
+            Self::RasterVertex => "raster_vertex",
+            Self::RasterFragment => "raster_fragment",
+        }
+    }
+    /// Whether functions of this kind have a body.
+    pub const fn has_definition(self) -> bool {
+        !matches!(self, Self::External)
+    }
+}
+
+/// How an argument is passed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ArgKind {
+    /// By value (rvalue; not a resource or custom type).
+    Value,
+    /// By reference (an lvalue; printed `&T`).
+    Reference,
+    /// A resource (buffer, texture, bindless array, accel).
+    Resource,
+}
+
+impl ArgKind {
+    /// Interchange spelling.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Value => "value",
+            Self::Reference => "reference",
+            Self::Resource => "resource",
+        }
+    }
+}
+
+/// An argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgData {
+    /// Passing mode.
+    pub kind: ArgKind,
+    /// Type (the pointee type for references).
+    pub ty: Type,
+    /// Metadata.
+    pub metadata: MetadataList,
+}
+
+/// A basic block: an ordered instruction list (the terminator, if any, is last).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BlockData {
+    /// Instructions in program order.
+    pub insts: Vec<InstId>,
+    /// Metadata.
+    pub metadata: MetadataList,
+}
+
+/// A function (definition or declaration).
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Kind (and kernel block size).
+    pub kind: FunctionKind,
+    /// Return type (`None` = void).
+    pub ret: Option<Type>,
+    /// Metadata.
+    pub metadata: MetadataList,
+    /// Argument arena.
+    pub args: PrimaryMap<ArgId, ArgData>,
+    /// Arguments in signature order.
+    pub arg_order: Vec<ArgId>,
+    /// Block arena (includes removed blocks).
+    pub blocks: PrimaryMap<BlockId, BlockData>,
+    /// The owned block list, in order (upstream's definition block list).
+    pub block_order: Vec<BlockId>,
+    /// Instruction arena (includes removed instructions, whose `block` is `None`).
+    pub insts: PrimaryMap<InstId, InstData>,
+    /// The body (entry) block.
+    pub body: Option<BlockId>,
+}
+
+impl Function {
+    /// An empty function of the given kind and return type.
+    pub fn new(kind: FunctionKind, ret: Option<Type>) -> Self {
+        Self {
+            kind,
+            ret,
+            metadata: Vec::new(),
+            args: PrimaryMap::new(),
+            arg_order: Vec::new(),
+            blocks: PrimaryMap::new(),
+            block_order: Vec::new(),
+            insts: PrimaryMap::new(),
+            body: None,
+        }
+    }
+
+    /// Adds an argument at the end of the signature.
+    pub fn add_arg(&mut self, kind: ArgKind, ty: Type) -> ArgId {
+        let a = self.args.push(ArgData {
+            kind,
+            ty,
+            metadata: Vec::new(),
+        });
+        self.arg_order.push(a);
+        a
+    }
+
+    /// Creates an empty block at the end of the owned block list.
+    pub fn create_block(&mut self) -> BlockId {
+        let b = self.blocks.push(BlockData::default());
+        self.block_order.push(b);
+        b
+    }
+
+    /// Creates the body block if there is none and returns it.
+    pub fn ensure_body(&mut self) -> BlockId {
+        if let Some(b) = self.body {
+            return b;
+        }
+        let b = self.create_block();
+        self.body = Some(b);
+        b
+    }
+
+    /// Removes `b` from the owned block list (its instructions are detached too).
+    pub fn remove_block(&mut self, b: BlockId) {
+        self.block_order.retain(|x| *x != b);
+        let insts = std::mem::take(&mut self.blocks[b].insts);
+        for i in insts {
+            self.insts[i].block = None;
+        }
+        if self.body == Some(b) {
+            self.body = None;
+        }
+    }
+
+    /// Whether `b` is in the owned block list.
+    pub fn has_block(&self, b: BlockId) -> bool {
+        self.block_order.contains(&b)
+    }
+
+    /// The instruction data.
+    #[inline]
+    pub fn inst(&self, i: InstId) -> &InstData {
+        &self.insts[i]
+    }
+
+    /// The instruction data, mutably.
+    #[inline]
+    pub fn inst_mut(&mut self, i: InstId) -> &mut InstData {
+        &mut self.insts[i]
+    }
+
+    /// Creates a detached instruction.
+    pub fn create_inst(&mut self, data: InstData) -> InstId {
+        self.insts.push(data)
+    }
+
+    /// Appends a new instruction at the end of `b`.
+    pub fn append_inst(&mut self, b: BlockId, mut data: InstData) -> InstId {
+        data.block = Some(b);
+        let i = self.insts.push(data);
+        self.blocks[b].insts.push(i);
+        i
+    }
+
+    /// Inserts a new instruction at position `pos` of block `b`.
+    pub fn insert_inst_at(&mut self, b: BlockId, pos: usize, mut data: InstData) -> InstId {
+        data.block = Some(b);
+        let i = self.insts.push(data);
+        self.blocks[b].insts.insert(pos, i);
+        i
+    }
+
+    /// Inserts a new instruction just before `before` (which must be placed).
+    pub fn insert_inst_before(&mut self, before: InstId, data: InstData) -> InstId {
+        let b = self.insts[before]
+            .block
+            .expect("insert_inst_before: anchor is not placed");
+        let pos = self.position(before).expect("anchor not in its block");
+        self.insert_inst_at(b, pos, data)
+    }
+
+    /// Position of `i` in its block.
+    pub fn position(&self, i: InstId) -> Option<usize> {
+        let b = self.insts[i].block?;
+        self.blocks[b].insts.iter().position(|x| *x == i)
+    }
+
+    /// Detaches `i` from its block (the arena slot stays; uses are not rewritten).
+    pub fn remove_inst(&mut self, i: InstId) {
+        if let Some(b) = self.insts[i].block.take() {
+            self.blocks[b].insts.retain(|x| *x != i);
+        }
+    }
+
+    /// Detaches every instruction in `dead` with one sweep per affected block.
+    pub fn remove_insts(&mut self, dead: &[InstId]) {
+        let mut mark: SecondaryMap<InstId, bool> = SecondaryMap::with_default(false);
+        let mut blocks = Vec::new();
+        for &i in dead {
+            if let Some(b) = self.insts[i].block.take() {
+                mark[i] = true;
+                blocks.push(b);
+            }
+        }
+        blocks.sort();
+        blocks.dedup();
+        for b in blocks {
+            self.blocks[b].insts.retain(|x| !mark[*x]);
+        }
+    }
+
+    /// The last instruction of `b` if it is a terminator.
+    pub fn terminator(&self, b: BlockId) -> Option<InstId> {
+        let last = *self.blocks[b].insts.last()?;
+        self.insts[last].kind.is_terminator().then_some(last)
+    }
+
+    /// Executable successors: operand blocks of `b`'s terminator, in operand order.
+    pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
+        match self.terminator(b) {
+            Some(t) => self.insts[t].operand_blocks().collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// All placed instructions, block by block in owned order.
+    pub fn placed_insts(&self) -> impl Iterator<Item = InstId> + '_ {
+        self.block_order
+            .iter()
+            .flat_map(move |b| self.blocks[*b].insts.iter().copied())
+    }
+
+    /// Number of placed instructions.
+    pub fn inst_count(&self) -> usize {
+        self.block_order
+            .iter()
+            .map(|b| self.blocks[*b].insts.len())
+            .sum()
+    }
+
+    /// Replaces every operand equal to `old` by `new` in placed instructions, and phi
+    /// incoming blocks / side blocks too when both are blocks. Returns the number of
+    /// operand slots rewritten.
+    pub fn replace_all_uses(&mut self, old: Value, new: Value) -> usize {
+        let mut n = 0;
+        let order = self.block_order.clone();
+        for b in order {
+            for k in 0..self.blocks[b].insts.len() {
+                let i = self.blocks[b].insts[k];
+                let d = &mut self.insts[i];
+                for op in d.operands.iter_mut() {
+                    if *op == old {
+                        *op = new;
+                        n += 1;
+                    }
+                }
+            }
+        }
+        n
+    }
+
+    /// Applies a value substitution to every operand of every placed instruction.
+    pub fn remap_operands(&mut self, mut f: impl FnMut(Value) -> Value) {
+        let order = self.block_order.clone();
+        for b in order {
+            for k in 0..self.blocks[b].insts.len() {
+                let i = self.blocks[b].insts[k];
+                for op in self.insts[i].operands.iter_mut() {
+                    *op = f(*op);
+                }
+            }
+        }
+    }
+
+    /// Whether the function contains structured control flow (If, Switch, Loop, …,
+    /// Break, Continue).
+    pub fn has_structured_control_flow(&self) -> bool {
+        self.placed_insts().any(|i| {
+            let k = &self.insts[i].kind;
+            k.tag().is_structured() || matches!(k, InstKind::Break | InstKind::Continue)
+        })
+    }
+}

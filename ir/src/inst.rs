@@ -1,0 +1,625 @@
+//! Instructions: [`InstKind`] (what to compute, with every non-operand field) plus a
+//! uniform operand list in [`InstData`].
+//!
+//! Operand layouts follow upstream exactly (reference §3): e.g. `If` has operands
+//! `[cond, then_block, else_block]` and its merge block as a side field; `Switch` has
+//! `[selector, default, case blocks…]` with case labels in the kind; `Phi` has the incoming
+//! values as operands and the incoming blocks in the kind. Nullable upstream operands
+//! (a `return` without value, a coroutine frame) are simply absent from the list.
+
+use crate::entity::EntityRef;
+use crate::metadata::MetadataList;
+use crate::op::*;
+use crate::types::Type;
+use crate::value::{BlockId, Value};
+use smallvec::SmallVec;
+
+crate::define_entity! {
+    /// An instruction, local to its function. Owned by `Function::insts`.
+    pub struct InstId; debug_prefix = "inst";
+}
+
+/// Upstream's `DerivedInstructionTag`, in its frozen numeric order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[allow(missing_docs)]
+pub enum InstTag {
+    If,
+    Switch,
+    Loop,
+    SimpleLoop,
+    Branch,
+    ConditionalBranch,
+    Unreachable,
+    Break,
+    Continue,
+    Return,
+    RasterDiscard,
+    CoroSuspend,
+    CoroResume,
+    CoroTerminate,
+    Phi,
+    Alloca,
+    Load,
+    Store,
+    Gep,
+    Atomic,
+    Arithmetic,
+    ThreadGroup,
+    ResourceQuery,
+    ResourceRead,
+    ResourceWrite,
+    RayQueryLoop,
+    RayQueryDispatch,
+    RayQueryObjectRead,
+    RayQueryObjectWrite,
+    RayQueryPipeline,
+    AutodiffScope,
+    AutodiffIntrinsic,
+    Call,
+    Cast,
+    Print,
+    Clock,
+    DebugBreak,
+    Assert,
+    Assume,
+    Outline,
+    IndexedBranch,
+}
+
+impl InstTag {
+    /// Every tag in frozen numeric order.
+    pub const ALL: [InstTag; 41] = [
+        Self::If,
+        Self::Switch,
+        Self::Loop,
+        Self::SimpleLoop,
+        Self::Branch,
+        Self::ConditionalBranch,
+        Self::Unreachable,
+        Self::Break,
+        Self::Continue,
+        Self::Return,
+        Self::RasterDiscard,
+        Self::CoroSuspend,
+        Self::CoroResume,
+        Self::CoroTerminate,
+        Self::Phi,
+        Self::Alloca,
+        Self::Load,
+        Self::Store,
+        Self::Gep,
+        Self::Atomic,
+        Self::Arithmetic,
+        Self::ThreadGroup,
+        Self::ResourceQuery,
+        Self::ResourceRead,
+        Self::ResourceWrite,
+        Self::RayQueryLoop,
+        Self::RayQueryDispatch,
+        Self::RayQueryObjectRead,
+        Self::RayQueryObjectWrite,
+        Self::RayQueryPipeline,
+        Self::AutodiffScope,
+        Self::AutodiffIntrinsic,
+        Self::Call,
+        Self::Cast,
+        Self::Print,
+        Self::Clock,
+        Self::DebugBreak,
+        Self::Assert,
+        Self::Assume,
+        Self::Outline,
+        Self::IndexedBranch,
+    ];
+
+    /// The xir2text keyword that starts the instruction body.
+    pub const fn text_keyword(self) -> &'static str {
+        match self {
+            Self::If => "if",
+            Self::Switch => "switch",
+            Self::Loop => "loop",
+            Self::SimpleLoop => "simple_loop",
+            Self::Branch => "br",
+            Self::ConditionalBranch => "cond_br",
+            Self::Unreachable => "unreachable",
+            Self::Break => "break",
+            Self::Continue => "continue",
+            Self::Return => "return",
+            Self::RasterDiscard => "raster_discard",
+            Self::CoroSuspend => "coro_suspend",
+            Self::CoroResume => "coro_resume",
+            Self::CoroTerminate => "coro_terminate",
+            Self::Phi => "phi",
+            Self::Alloca => "alloca",
+            Self::Load => "load",
+            Self::Store => "store",
+            Self::Gep => "getelementptr",
+            Self::Atomic => "atomic",
+            Self::Arithmetic => "arithmetic",
+            Self::ThreadGroup => "thread_group",
+            Self::ResourceQuery => "resource_query",
+            Self::ResourceRead => "resource_read",
+            Self::ResourceWrite => "resource_write",
+            Self::RayQueryLoop => "ray_query_loop",
+            Self::RayQueryDispatch => "ray_query_dispatch",
+            Self::RayQueryObjectRead => "ray_query_object_read",
+            Self::RayQueryObjectWrite => "ray_query_object_write",
+            Self::RayQueryPipeline => "ray_query_pipeline",
+            Self::AutodiffScope => "autodiff",
+            Self::AutodiffIntrinsic => "@",
+            Self::Call => "call",
+            Self::Cast => "cast",
+            Self::Print => "print",
+            Self::Clock => "clock",
+            Self::DebugBreak => "debug_break",
+            Self::Assert => "assert",
+            Self::Assume => "assume",
+            Self::Outline => "outline",
+            Self::IndexedBranch => "indexed_branch",
+        }
+    }
+
+    /// The interchange (`xir.text 1`) tag name.
+    pub const fn interchange_name(self) -> &'static str {
+        match self {
+            Self::Branch => "branch",
+            Self::ConditionalBranch => "conditional_branch",
+            Self::Gep => "gep",
+            Self::AutodiffScope => "autodiff_scope",
+            Self::AutodiffIntrinsic => "autodiff_intrinsic",
+            other => other.text_keyword(),
+        }
+    }
+
+    /// Looks a tag up by interchange name.
+    pub fn from_interchange_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.interchange_name() == s)
+    }
+
+    /// Whether instructions of this tag end a block.
+    pub const fn is_terminator(self) -> bool {
+        matches!(
+            self,
+            Self::If
+                | Self::Switch
+                | Self::Loop
+                | Self::SimpleLoop
+                | Self::Branch
+                | Self::ConditionalBranch
+                | Self::Unreachable
+                | Self::Break
+                | Self::Continue
+                | Self::Return
+                | Self::RasterDiscard
+                | Self::CoroSuspend
+                | Self::CoroTerminate
+                | Self::RayQueryLoop
+                | Self::RayQueryDispatch
+                | Self::AutodiffScope
+                | Self::Outline
+                | Self::IndexedBranch
+        )
+    }
+
+    /// Structured control-flow constructs (carry a merge block).
+    pub const fn is_structured(self) -> bool {
+        matches!(
+            self,
+            Self::If
+                | Self::Switch
+                | Self::Loop
+                | Self::SimpleLoop
+                | Self::RayQueryLoop
+                | Self::AutodiffScope
+                | Self::Outline
+        )
+    }
+}
+
+/// Annotation vs semantic coroutine-suspend extension.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CoroExtensionKind {
+    /// `annotation`.
+    Annotation,
+    /// `semantic`.
+    Semantic,
+}
+
+/// Value of a coroutine-extension attribute. The printed `type=` is the variant index.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CoroAttrValue {
+    /// Index 0: a string.
+    String(String),
+    /// Index 1: a boolean.
+    Bool(bool),
+    /// Index 2: a signed integer.
+    Int(i64),
+    /// Index 3: an unsigned integer.
+    UInt(u64),
+    /// Index 4: a double.
+    Float(f64),
+}
+
+impl CoroAttrValue {
+    /// The variant index printed as `type=`.
+    pub fn variant_index(&self) -> u32 {
+        match self {
+            Self::String(_) => 0,
+            Self::Bool(_) => 1,
+            Self::Int(_) => 2,
+            Self::UInt(_) => 3,
+            Self::Float(_) => 4,
+        }
+    }
+}
+
+/// One item of a coroutine-suspend extension group.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CoroExtensionItem {
+    /// `binding "name" access=A lifetime=L value=%v` (the value is an operand).
+    Binding {
+        /// Name.
+        name: String,
+        /// Access code.
+        access: u32,
+        /// Lifetime code.
+        lifetime: u32,
+    },
+    /// `attribute "name" type=I value=V`.
+    Attribute {
+        /// Name.
+        name: String,
+        /// Value.
+        value: CoroAttrValue,
+    },
+}
+
+/// A coroutine-suspend extension group.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoroExtension {
+    /// Schema string.
+    pub schema: String,
+    /// Schema version.
+    pub version: u32,
+    /// Annotation or semantic.
+    pub kind: CoroExtensionKind,
+    /// Fallback code.
+    pub fallback: u32,
+    /// Items in order.
+    pub items: Vec<CoroExtensionItem>,
+}
+
+/// Non-operand payload of a `coro_suspend`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct CoroSuspendData {
+    /// Suspend token.
+    pub token: u32,
+    /// Suspend-point name.
+    pub name: String,
+    /// Whether operand 0 is the frame.
+    pub has_frame: bool,
+    /// Export names; the export values follow the frame in the operand list.
+    pub exports: Vec<String>,
+    /// Extension groups; their binding values follow the exports in the operand list.
+    pub extensions: Vec<CoroExtension>,
+}
+
+/// What an instruction is, with every field that is not an SSA operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InstKind {
+    /// Operands `[cond, then, else]`.
+    If {
+        /// Merge block.
+        merge: Option<BlockId>,
+    },
+    /// Operands `[selector, default, case blocks…]`.
+    Switch {
+        /// Case labels (u64, canonicalised to the selector width).
+        labels: Vec<u64>,
+        /// Merge block.
+        merge: Option<BlockId>,
+    },
+    /// Raw multi-way branch. Operands `[selector, default, case blocks…]`.
+    IndexedBranch {
+        /// Case labels.
+        labels: Vec<u64>,
+    },
+    /// Operands `[prepare]`.
+    Loop {
+        /// Body block.
+        body: Option<BlockId>,
+        /// Update (continue) block.
+        update: Option<BlockId>,
+        /// Merge block.
+        merge: Option<BlockId>,
+    },
+    /// Operands `[body]`.
+    SimpleLoop {
+        /// Merge block.
+        merge: Option<BlockId>,
+    },
+    /// Operands `[target]`.
+    Outline {
+        /// Merge block.
+        merge: Option<BlockId>,
+    },
+    /// Operands `[entry]`.
+    AutodiffScope {
+        /// Merge block.
+        merge: Option<BlockId>,
+        /// Forward-mode scope.
+        forward: bool,
+        /// Number of forward gradients (> 0 iff forward).
+        n_forward_grads: u32,
+    },
+    /// Operands `[dispatch]`.
+    RayQueryLoop {
+        /// Merge block.
+        merge: Option<BlockId>,
+    },
+    /// Operands `[query, exit, on_surface_candidate, on_procedural_candidate]`.
+    RayQueryDispatch,
+    /// Operands `[target]`.
+    Branch,
+    /// Operands `[cond, then, else]`.
+    ConditionalBranch,
+    /// No operands.
+    Unreachable {
+        /// Message (empty = none).
+        message: String,
+    },
+    /// Operands `[target]`.
+    Break,
+    /// Operands `[target]`.
+    Continue,
+    /// Operands `[]` or `[value]`.
+    Return,
+    /// No operands.
+    RasterDiscard,
+    /// Operands `[frame?, exports…, extension bindings…]`.
+    CoroSuspend(Box<CoroSuspendData>),
+    /// Operands `[frame?]`.
+    CoroResume {
+        /// Token.
+        token: u32,
+        /// Whether operand 0 is the frame.
+        has_frame: bool,
+    },
+    /// No operands.
+    CoroTerminate,
+    /// Operands: incoming values; blocks side list.
+    Phi {
+        /// Incoming blocks, parallel to the operands.
+        blocks: Vec<BlockId>,
+    },
+    /// No operands; result type is the allocated type.
+    Alloca(AllocaOp),
+    /// Operands `[pointer]`.
+    Load,
+    /// Operands `[pointer, value]`.
+    Store,
+    /// Operands `[base, indices…]`.
+    Gep,
+    /// Operands `[base, indices…, value(s)]`.
+    Atomic(AtomicOp),
+    /// Operands per op.
+    Arithmetic(ArithmeticOp),
+    /// Operands per op.
+    ThreadGroup(ThreadGroupOp),
+    /// Operands per op.
+    ResourceQuery(ResourceQueryOp, BindlessAccess),
+    /// Operands per op.
+    ResourceRead(ResourceReadOp, BindlessAccess),
+    /// Operands per op.
+    ResourceWrite(ResourceWriteOp, BindlessAccess),
+    /// Operands `[query]`.
+    RayQueryObjectRead(RayQueryObjectReadOp),
+    /// Operands `[query]` or `[query, distance]`.
+    RayQueryObjectWrite(RayQueryObjectWriteOp),
+    /// Operands `[query, surface callable, procedural callable, captures…]`.
+    RayQueryPipeline,
+    /// Operands per op.
+    AutodiffIntrinsic(AutodiffIntrinsicOp),
+    /// Operands `[callee, args…]`.
+    Call,
+    /// Operands `[value]`.
+    Cast(CastOp),
+    /// Operands: values to print.
+    Print {
+        /// Format string.
+        format: String,
+    },
+    /// No operands; result u64.
+    Clock,
+    /// Operands: values.
+    DebugBreak {
+        /// Opaque host callback handle (not printable upstream; `None` when absent).
+        callback: Option<u64>,
+    },
+    /// Operands `[cond]`.
+    Assert {
+        /// Message (empty = none).
+        message: String,
+    },
+    /// Operands `[cond]`.
+    Assume {
+        /// Message (empty = none).
+        message: String,
+    },
+}
+
+impl InstKind {
+    /// The upstream tag.
+    pub fn tag(&self) -> InstTag {
+        match self {
+            InstKind::If { .. } => InstTag::If,
+            InstKind::Switch { .. } => InstTag::Switch,
+            InstKind::IndexedBranch { .. } => InstTag::IndexedBranch,
+            InstKind::Loop { .. } => InstTag::Loop,
+            InstKind::SimpleLoop { .. } => InstTag::SimpleLoop,
+            InstKind::Outline { .. } => InstTag::Outline,
+            InstKind::AutodiffScope { .. } => InstTag::AutodiffScope,
+            InstKind::RayQueryLoop { .. } => InstTag::RayQueryLoop,
+            InstKind::RayQueryDispatch => InstTag::RayQueryDispatch,
+            InstKind::Branch => InstTag::Branch,
+            InstKind::ConditionalBranch => InstTag::ConditionalBranch,
+            InstKind::Unreachable { .. } => InstTag::Unreachable,
+            InstKind::Break => InstTag::Break,
+            InstKind::Continue => InstTag::Continue,
+            InstKind::Return => InstTag::Return,
+            InstKind::RasterDiscard => InstTag::RasterDiscard,
+            InstKind::CoroSuspend(_) => InstTag::CoroSuspend,
+            InstKind::CoroResume { .. } => InstTag::CoroResume,
+            InstKind::CoroTerminate => InstTag::CoroTerminate,
+            InstKind::Phi { .. } => InstTag::Phi,
+            InstKind::Alloca(_) => InstTag::Alloca,
+            InstKind::Load => InstTag::Load,
+            InstKind::Store => InstTag::Store,
+            InstKind::Gep => InstTag::Gep,
+            InstKind::Atomic(_) => InstTag::Atomic,
+            InstKind::Arithmetic(_) => InstTag::Arithmetic,
+            InstKind::ThreadGroup(_) => InstTag::ThreadGroup,
+            InstKind::ResourceQuery(..) => InstTag::ResourceQuery,
+            InstKind::ResourceRead(..) => InstTag::ResourceRead,
+            InstKind::ResourceWrite(..) => InstTag::ResourceWrite,
+            InstKind::RayQueryObjectRead(_) => InstTag::RayQueryObjectRead,
+            InstKind::RayQueryObjectWrite(_) => InstTag::RayQueryObjectWrite,
+            InstKind::RayQueryPipeline => InstTag::RayQueryPipeline,
+            InstKind::AutodiffIntrinsic(_) => InstTag::AutodiffIntrinsic,
+            InstKind::Call => InstTag::Call,
+            InstKind::Cast(_) => InstTag::Cast,
+            InstKind::Print { .. } => InstTag::Print,
+            InstKind::Clock => InstTag::Clock,
+            InstKind::DebugBreak { .. } => InstTag::DebugBreak,
+            InstKind::Assert { .. } => InstTag::Assert,
+            InstKind::Assume { .. } => InstTag::Assume,
+        }
+    }
+
+    /// Whether this instruction ends its block.
+    pub fn is_terminator(&self) -> bool {
+        self.tag().is_terminator()
+    }
+
+    /// The merge block of a structured construct.
+    pub fn merge(&self) -> Option<BlockId> {
+        match self {
+            InstKind::If { merge }
+            | InstKind::Switch { merge, .. }
+            | InstKind::Loop { merge, .. }
+            | InstKind::SimpleLoop { merge }
+            | InstKind::Outline { merge }
+            | InstKind::AutodiffScope { merge, .. }
+            | InstKind::RayQueryLoop { merge } => *merge,
+            _ => None,
+        }
+    }
+
+    /// Mutable merge slot of a structured construct.
+    pub fn merge_mut(&mut self) -> Option<&mut Option<BlockId>> {
+        match self {
+            InstKind::If { merge }
+            | InstKind::Switch { merge, .. }
+            | InstKind::Loop { merge, .. }
+            | InstKind::SimpleLoop { merge }
+            | InstKind::Outline { merge }
+            | InstKind::AutodiffScope { merge, .. }
+            | InstKind::RayQueryLoop { merge } => Some(merge),
+            _ => None,
+        }
+    }
+
+    /// Every block referenced outside the operand list (merge, loop body/update, phi
+    /// incoming blocks), in field order.
+    pub fn side_blocks(&self) -> SmallVec<[BlockId; 3]> {
+        let mut out = SmallVec::new();
+        match self {
+            InstKind::Loop {
+                body,
+                update,
+                merge,
+            } => {
+                out.extend(body.iter().copied());
+                out.extend(update.iter().copied());
+                out.extend(merge.iter().copied());
+            }
+            InstKind::Phi { blocks } => out.extend(blocks.iter().copied()),
+            other => out.extend(other.merge()),
+        }
+        out
+    }
+
+    /// Applies `f` to every side block slot (for remapping when cloning or inlining).
+    pub fn map_side_blocks(&mut self, mut f: impl FnMut(BlockId) -> BlockId) {
+        match self {
+            InstKind::Loop {
+                body,
+                update,
+                merge,
+            } => {
+                for b in [body, update, merge].into_iter().flatten() {
+                    *b = f(*b);
+                }
+            }
+            InstKind::Phi { blocks } => {
+                for b in blocks {
+                    *b = f(*b);
+                }
+            }
+            other => {
+                if let Some(Some(m)) = other.merge_mut() {
+                    *m = f(*m);
+                }
+            }
+        }
+    }
+
+    /// True for instructions without side effects whose result may be dropped if unused.
+    pub fn is_pure(&self) -> bool {
+        matches!(
+            self,
+            InstKind::Arithmetic(_) | InstKind::Cast(_) | InstKind::Gep | InstKind::Phi { .. }
+        )
+    }
+}
+
+/// An instruction: kind, result type, operands, owning block and metadata.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstData {
+    /// What the instruction does.
+    pub kind: InstKind,
+    /// Result type; `None` is `void`.
+    pub ty: Option<Type>,
+    /// SSA operands (values, blocks, functions) in upstream order.
+    pub operands: SmallVec<[Value; 3]>,
+    /// The block this instruction is placed in; `None` once removed.
+    pub block: Option<BlockId>,
+    /// Metadata items.
+    pub metadata: MetadataList,
+}
+
+impl InstData {
+    /// A detached instruction.
+    pub fn new(
+        kind: InstKind,
+        ty: Option<Type>,
+        operands: impl IntoIterator<Item = Value>,
+    ) -> Self {
+        Self {
+            kind,
+            ty,
+            operands: operands.into_iter().collect(),
+            block: None,
+            metadata: Vec::new(),
+        }
+    }
+    /// Operand blocks (the "executable successors" of a terminator, in operand order).
+    pub fn operand_blocks(&self) -> impl Iterator<Item = BlockId> + '_ {
+        self.operands.iter().filter_map(|v| v.as_block())
+    }
+}
+
+/// Index type for `InstId` in `SecondaryMap`s.
+pub fn inst_index(i: InstId) -> usize {
+    i.index()
+}

@@ -1,0 +1,1 @@
+//! xir-passes (in progress).

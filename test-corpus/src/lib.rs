@@ -1,0 +1,1 @@
+//! xir-test-corpus (in progress).

@@ -1,0 +1,1 @@
+//! xir-tools (in progress).
