@@ -1,1 +1,11 @@
-//! xir-passes (in progress).
+//! # xir-passes — passes, the pass registry, pipelines
+//!
+//! See [`pass`] for the pass API and [`analysis`] for the analysis cache.
+
+#![warn(missing_docs)]
+
+pub mod analysis;
+pub mod pass;
+pub mod transform;
+
+pub use pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PassRun, PerFunction};
