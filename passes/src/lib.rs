@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod pass;
+pub mod registry;
 pub mod transform;
 
 pub use pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PassRun, PerFunction};
