@@ -274,8 +274,6 @@ pub struct FuncState<'s> {
     pub switch_fixes: Vec<SwitchFix>,
     /// Whether the body block was set.
     pub body_set: bool,
-    /// A syntax error happened inside this function.
-    pub broken: bool,
 }
 
 /// A forward reference left open at the end of its function (a function defined later,
@@ -339,8 +337,6 @@ pub struct Ctx<'s> {
     pub pending_labels: Option<Vec<(i128, Span)>>,
     /// Switches whose labels are canonicalised at the end of the module.
     pub switch_fixes: Vec<(FuncId, SwitchFix)>,
-    /// Functions with syntax errors (their undefined-label errors are not reported).
-    pub broken_funcs: Vec<FuncId>,
 }
 
 impl<'s> Ctx<'s> {
@@ -370,7 +366,6 @@ impl<'s> Ctx<'s> {
             suppress_until: 0,
             pending_labels: None,
             switch_fixes: Vec::new(),
-            broken_funcs: Vec::new(),
         }
     }
 

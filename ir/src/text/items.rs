@@ -303,7 +303,6 @@ impl<'s> Ctx<'s> {
             block_defined: Vec::new(),
             switch_fixes: Vec::new(),
             body_set: false,
-            broken: false,
         });
     }
 

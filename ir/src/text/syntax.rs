@@ -259,9 +259,6 @@ impl<'s> Ctx<'s> {
     /// Statement-level recovery (`BlockInsts !`): reports, poisons the labels in the
     /// skipped text, and suppresses follow-up errors on a line resumed mid-way.
     pub fn recover(&mut self, e: PRecovery<'s>, l: usize, r: usize) {
-        if let Some(fs) = self.func.as_mut() {
-            fs.broken = true;
-        }
         self.report_syntax(&e.error);
         let err_at = match &e.error {
             ParseError::UnrecognizedToken {
