@@ -65,7 +65,13 @@ fn boolt(m: &mut Module) -> Option<Type> {
 #[test]
 fn value_instructions() {
     let no = BindlessAccess::default();
-    let cases: Vec<(InstKind, fn(&mut Module) -> Option<Type>, Vec<usize>, &str)> = vec![
+    type Case = (
+        InstKind,
+        fn(&mut Module) -> Option<Type>,
+        Vec<usize>,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
         (
             InstKind::Alloca(AllocaOp::Local),
             f32t,
