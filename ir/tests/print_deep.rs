@@ -65,7 +65,7 @@ fn ten_thousand_deep_nested_form() {
     // return, `};` and the final blank line.
     assert_eq!(lines, 2 * DEPTH + 8);
     assert!(
-        tail.ends_with("    }, merge null;\n}, merge null;\n};\n\n"),
+        tail.ends_with("        }, merge null;\n    }, merge null;\n};\n\n"),
         "{tail}"
     );
     assert!(len > 4 * DEPTH * DEPTH);
