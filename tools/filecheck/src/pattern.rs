@@ -460,11 +460,6 @@ impl Pattern {
                     re.push_str(r);
                     cur_paren += g;
                 }
-                if is_def {
-                    flush(&mut p, &mut re);
-                    p.llvm_re.push(b')');
-                    p.pieces.push(Piece::DefClose);
-                }
                 if subst_needed {
                     let sub_loc = Loc { buf, off: ms.p };
                     let sub_text = String::from_utf8_lossy(&t[ms.p..ms.e]).into_owned();
@@ -490,6 +485,11 @@ impl Pattern {
                         });
                         p.pieces.push(Piece::Subst(p.substs.len() - 1));
                     }
+                }
+                if is_def {
+                    flush(&mut p, &mut re);
+                    p.llvm_re.push(b')');
+                    p.pieces.push(Piece::DefClose);
                 }
                 continue;
             }
