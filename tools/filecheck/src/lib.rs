@@ -148,7 +148,7 @@ pub fn run_filecheck(args: &[String], stdin: &[u8], env_opts: Option<&str>) -> O
     let check_src = match read(&check_path) {
         Ok(b) => b,
         Err(e) => {
-            if let Err(d) = CheckFile::parse_named(&check_path, b"", opts) {
+            if let Err(d) = CheckFile::pre_validate(opts) {
                 out.stderr = d.text.into_bytes();
                 out.code = d.code;
                 return out;

@@ -375,15 +375,23 @@ fn define_cmdline(sm: &mut SourceMgr, vars: &mut Vars, defs: &[String]) -> Resul
     if out.is_empty() {
         Ok(())
     } else {
-        Err(String::from_utf8_lossy(&out).into_owned())
+        // Every definition error goes through logAllUnhandledErrors: one blank line each.
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let mut res = String::new();
+        for (i, l) in text.split_inclusive('\n').enumerate() {
+            res.push_str(l);
+            if i % 3 == 2 {
+                res.push('\n');
+            }
+        }
+        Err(res)
     }
 }
 
 impl CheckFile {
-    /// Parses a check file (raw bytes; canonicalised here) named `name`.
-    pub fn parse_named(name: &str, src: &[u8], opts: &Options) -> Result<CheckFile, Diags> {
+    /// Checks done before the check file is read: `-D` syntax and prefixes.
+    pub fn pre_validate(opts: &Options) -> Result<(), Diags> {
         let fail = |text: String| Diags { text, code: 2 };
-        validate_prefixes(opts).map_err(fail)?;
         for d in &opts.defines {
             match d.find('=') {
                 None => return Err(fail(format!("Missing equal sign in command-line definition '-D{d}'\n"))),
@@ -395,6 +403,13 @@ impl CheckFile {
                 _ => {}
             }
         }
+        validate_prefixes(opts).map_err(fail)
+    }
+
+    /// Parses a check file (raw bytes; canonicalised here) named `name`.
+    pub fn parse_named(name: &str, src: &[u8], opts: &Options) -> Result<CheckFile, Diags> {
+        let fail = |text: String| Diags { text, code: 2 };
+        CheckFile::pre_validate(opts)?;
         let mut sm = SourceMgr::default();
         let check_buf = sm.add(name, source::canonicalize(src, opts.strict_whitespace));
         let mut vars = Vars::default();
@@ -409,6 +424,9 @@ impl CheckFile {
         let mut errs = Vec::new();
         let perr = |sm: &SourceMgr, errs: &mut Vec<u8>, e: PatErr| -> Diags {
             sm.print(errs, e.err.loc, source::Kind::Error, &e.err.msg, &[]);
+            if e.logged {
+                errs.push(b'\n');
+            }
             Diags {
                 text: String::from_utf8_lossy(errs).into_owned(),
                 code: if e.exit1 { 1 } else { 2 },
