@@ -11,4 +11,4 @@ if ! command -v FileCheck-19 >/dev/null 2>&1 && [ ! -x /usr/lib/llvm-19/bin/File
 fi
 LLVM_FILECHECK="$(command -v FileCheck-19 || echo /usr/lib/llvm-19/bin/FileCheck)"
 export LLVM_FILECHECK XIR_REQUIRE_LLVM=1
-echo "LLVM FileCheck: $LLVM_FILECHECK ($("$LLVM_FILECHECK" --version | sed -n 2p | xargs))"
+echo "LLVM FileCheck: $LLVM_FILECHECK ($("$LLVM_FILECHECK" --version | grep -m1 -i version | xargs))"
