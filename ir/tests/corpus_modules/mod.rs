@@ -1,4 +1,5 @@
 //! The modules behind `test-corpus/corpus/print/*.xir`, built programmatically so the
+#![allow(dead_code)]
 //! corpus CHECK lines are the printer's real output (see `corpus_print.rs`).
 
 use crate::common::{example, ins};
