@@ -3,15 +3,21 @@
 
 mod blocks;
 mod ctx;
+mod debug_info;
+pub mod escape;
 pub mod infer;
 mod insts;
 mod items;
 pub mod lexer;
 mod literal;
 mod meta;
+mod numbering;
 mod parse;
+pub mod print;
+mod print_inst;
 mod resolve;
 mod syntax;
 mod tyres;
 
 pub use parse::parse_module;
+pub use print::{IdStyle, PrintOptions, print_module};
