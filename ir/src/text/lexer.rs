@@ -315,6 +315,9 @@ pub fn keyword(s: &str) -> Option<Tok<'static>> {
 pub struct Progress {
     /// Bumped by parser actions whenever they build something.
     pub ticks: Cell<u64>,
+    /// Nested blocks currently open (each one is a state lalrpop's error recovery
+    /// searches, so recovery costs grow with it).
+    pub open_blocks: Cell<usize>,
 }
 
 impl Progress {
@@ -329,10 +332,10 @@ impl Progress {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fatal(pub Box<Diagnostic>);
 
-/// Tokens skipped without parser progress before recovery is abandoned (only while the
-/// bracket depth is high, where lalrpop's recovery search is quadratic in the depth).
+/// Tokens skipped without parser progress before recovery is abandoned (only while many
+/// blocks are open, where lalrpop's recovery search is quadratic in their number).
 const RECOVERY_BUDGET: u32 = 4096;
-/// Depth above which [`RECOVERY_BUDGET`] applies.
+/// Open blocks above which [`RECOVERY_BUDGET`] applies.
 const RECOVERY_DEPTH: usize = 64;
 
 /// The tokens of one top-level item, with lexical errors reported as diagnostics.
@@ -497,7 +500,7 @@ impl<'s> Iterator for TokenStream<'s, '_> {
             Tok::Semi if self.depth == 0 => self.done = true,
             _ => {}
         }
-        if self.depth > RECOVERY_DEPTH {
+        if self.progress.open_blocks.get() > RECOVERY_DEPTH {
             let t = self.progress.ticks.get();
             if t == self.last_ticks {
                 self.idle += 1;

@@ -52,6 +52,7 @@ pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
         ctx.cur_block = None;
         ctx.stmt = super::ctx::Stmt::None;
         ctx.suppress_until = 0;
+        progress.open_blocks.set(0);
         let r = parser.parse(&mut ctx, &mut stream);
         ctx.diags.append(&mut stream.diags);
         if let Err(e) = r {
