@@ -27,6 +27,7 @@ pub mod metadata;
 pub mod module;
 pub mod op;
 pub mod source_map;
+pub mod testgen;
 pub mod text;
 pub mod types;
 pub mod uses;
