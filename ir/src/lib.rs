@@ -16,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod builder;
 pub mod constant;
 pub mod diag;
