@@ -1,7 +1,6 @@
 //! End-to-end tests of the lit library: real files, real commands, lit's result codes.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use xir_test_corpus::bless::{self, Blessed};
 use xir_test_corpus::lit::commands::{CommandTable, ExitStatus, Io};
