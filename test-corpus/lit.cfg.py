@@ -22,7 +22,8 @@ here = os.path.dirname(os.path.abspath(__file__))
 repo = os.path.dirname(here)
 target = os.environ.get("CARGO_TARGET_DIR", os.path.join(repo, "target"))
 
-config.test_source_root = os.path.join(here, "corpus")
+# XIR_CORPUS_ROOT points lit at another tree of .xir files (the benchmark uses it).
+config.test_source_root = os.environ.get("XIR_CORPUS_ROOT", os.path.join(here, "corpus"))
 config.test_exec_root = os.path.join(target, "lit")
 
 
