@@ -2,11 +2,11 @@
 //! corpus (benchmarks, ad-hoc suites).
 //!
 //! ```text
-//! xir-lit [-j N] [-v] PATH...     PATH: a .xir file or a directory searched recursively
+//! xir-lit [-j N] [-v] [-a] PATH...   PATH: a .xir file or a directory searched recursively
 //! ```
 //!
 //! Prints one `RESULT: name` line per test that did not pass (all with `-v`), the logs
-//! of failures, and a closing `N passed, N failed` line. Exit status 1 if anything
+//! of failures (of every test with `-a`), and a closing `N passed, N failed` line. Exit status 1 if anything
 //! failed (FAIL, XPASS, UNRESOLVED).
 
 use std::path::{Path, PathBuf};
@@ -33,21 +33,26 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) {
 fn main() {
     let mut jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut verbose = false;
+    let mut all_logs = false;
     let mut roots = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "-j" => jobs = args.next().and_then(|n| n.parse().ok()).unwrap_or(jobs),
             "-v" => verbose = true,
+            "-a" => {
+                verbose = true;
+                all_logs = true;
+            }
             "-h" | "--help" => {
-                println!("usage: xir-lit [-j N] [-v] PATH...");
+                println!("usage: xir-lit [-j N] [-v] [-a] PATH...");
                 return;
             }
             _ => roots.push(PathBuf::from(a)),
         }
     }
     if roots.is_empty() {
-        eprintln!("usage: xir-lit [-j N] [-v] PATH...");
+        eprintln!("usage: xir-lit [-j N] [-v] [-a] PATH...");
         std::process::exit(2);
     }
     let mut files = Vec::new();
@@ -92,7 +97,9 @@ fn main() {
             if matches!(o.status, Status::Pass | Status::XFail) {
                 passed += 1;
             }
-            if verbose {
+            if all_logs {
+                println!("{}: {name}\n{}", o.status.name(), o.log);
+            } else if verbose {
                 println!("{}: {name}", o.status.name());
             }
         }
