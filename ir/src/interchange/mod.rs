@@ -156,15 +156,10 @@ pub fn detect_format(bytes: &[u8]) -> InputFormat {
     }
 }
 
-/// THE single call site of the module verifier for the interchange (decoding ends with
-/// it; the writers refuse modules it rejects). Returns the error diagnostics.
-///
-/// The full verifier (`crate::verify::verify_module`) is being written on the
-/// `verifier` branch; until it is merged this hook accepts every module.
+/// THE single call site of the module verifier for the interchange: decoding ends with
+/// it, and the writers refuse modules it rejects. Returns the error diagnostics.
 pub(crate) fn verify_for_interchange(m: &Module, sm: Option<&SourceMap>) -> Vec<Diagnostic> {
-    let _ = (m, sm);
-    let diags: Vec<Diagnostic> = Vec::new();
-    diags
+    crate::verify::verify_module(m, &crate::verify::VerifyOptions::default(), sm)
         .into_iter()
         .filter(|d| d.severity == Severity::Error)
         .collect()
