@@ -27,6 +27,8 @@ pub mod canonical;
 mod lex;
 mod lower;
 pub(crate) mod records;
+#[doc(hidden)]
+pub mod samples;
 mod text_read;
 mod text_write;
 pub mod typedesc;
