@@ -297,6 +297,7 @@ impl<'a> Reader<'a> {
 
     fn module(&mut self) -> BResult<ModuleRec<'a>> {
         self.string_table()?;
+        let md_pos = self.pos;
         let md = self.md()?;
         let n = self.count(SZ_GLOBAL)?;
         let mut globals = Vec::with_capacity(n);
@@ -339,6 +340,7 @@ impl<'a> Reader<'a> {
             );
         }
         Ok(ModuleRec {
+            md_pos,
             md,
             globals,
             functions,

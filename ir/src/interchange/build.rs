@@ -517,7 +517,7 @@ pub(crate) fn build_module(rec: &ModuleRec<'_>) -> BResult<(Module, SourceMap)> 
         _rec: std::marker::PhantomData,
     };
     let mut sm = SourceMap::default();
-    b.m.metadata = metadata(0, &rec.md)?;
+    b.m.metadata = metadata(rec.md_pos, &rec.md)?;
     for g in &rec.globals {
         b.global(g, &mut sm)?;
     }

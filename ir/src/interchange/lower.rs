@@ -590,6 +590,7 @@ pub(crate) fn lower<'m>(
     }
     Ok((
         ModuleRec {
+            md_pos: 0,
             md,
             globals,
             functions,

@@ -169,3 +169,5 @@ pub(crate) fn verify_for_interchange(m: &Module, sm: Option<&SourceMap>) -> Vec<
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_units;

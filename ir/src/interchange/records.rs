@@ -111,6 +111,7 @@ pub(crate) struct FuncRec<'a> {
 /// The whole module.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct ModuleRec<'a> {
+    pub md_pos: usize,
     pub md: Vec<MdRec<'a>>,
     pub globals: Vec<GlobalRec<'a>>,
     pub functions: Vec<FuncRec<'a>>,

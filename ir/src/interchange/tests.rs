@@ -40,7 +40,7 @@ fn samples_round_trip() {
     }
 }
 
-const REFERENCE_EXAMPLE: &str = "; LuisaCompute XIR canonical interchange
+pub(crate) const REFERENCE_EXAMPLE: &str = "; LuisaCompute XIR canonical interchange
 xir.text 1
 module {
   metadata 0

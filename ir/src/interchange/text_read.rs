@@ -48,6 +48,8 @@ pub(crate) fn parse_records(src: &str) -> LResult<ModuleRec<'_>> {
     }
     lx.keyword("module")?;
     lx.punct(b'{')?;
+    lx.skip();
+    let md_pos = lx.pos;
     let md = metadata(&mut lx)?;
     lx.keyword("globals")?;
     let (_, n) = lx.count()?;
@@ -66,6 +68,7 @@ pub(crate) fn parse_records(src: &str) -> LResult<ModuleRec<'_>> {
         return lx.err(lx.pos, lx.pos + 1, "unexpected text after the module");
     }
     Ok(ModuleRec {
+        md_pos,
         md,
         globals,
         functions,
