@@ -170,4 +170,6 @@ pub(crate) fn verify_for_interchange(m: &Module, sm: Option<&SourceMap>) -> Vec<
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_corpus;
+#[cfg(test)]
 mod tests_units;

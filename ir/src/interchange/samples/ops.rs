@@ -503,9 +503,48 @@ pub fn type_descriptions() -> Module {
     m
 }
 
+/// A kernel storing one constant of scalar kind `k` into a local.
+pub fn scalar_constant(k: K, bits: u64) -> Module {
+    let mut m = Module::new();
+    let c = cst(&mut m, k, bits);
+    let t = m.types.scalar(k);
+    let mut b = Fb::new(&mut m, FunctionKind::kernel(), None);
+    let e = b.body();
+    let v = b.ins(e, InstKind::Alloca(AllocaOp::Local), Some(t), []);
+    b.ins(e, InstKind::Store, None, [v, c]);
+    b.ret(e, None);
+    m
+}
+
+/// A kernel applying atomic `op` to a shared array (of `int`, or `float` where allowed).
+pub fn atomic(op: AtomicOp) -> Module {
+    let mut m = Module::new();
+    let int_only = matches!(
+        op,
+        AtomicOp::FetchAnd | AtomicOp::FetchOr | AtomicOp::FetchXor
+    );
+    let (t, one) = if int_only || op == AtomicOp::CompareExchange {
+        (m.types.i32(), cst(&mut m, K::I32, 1))
+    } else {
+        (m.types.f32(), cf32(&mut m, 1.0))
+    };
+    let arr = T::arr(&mut m, t, 32);
+    let idx = cst(&mut m, K::U32, 5);
+    let mut b = Fb::new(&mut m, FunctionKind::kernel(), None);
+    let e = b.body();
+    let sh = b.ins(e, InstKind::Alloca(AllocaOp::Shared), Some(arr), []);
+    let mut ops = vec![sh, idx, one];
+    if op == AtomicOp::CompareExchange {
+        ops.push(one);
+    }
+    b.ins(e, InstKind::Atomic(op), Some(t), ops);
+    b.ret(e, None);
+    m
+}
+
 /// All samples of this file.
 pub fn all() -> Vec<(&'static str, Module)> {
-    vec![
+    let mut v = vec![
         ("memory", memory()),
         ("arith-scalar", arith_scalar()),
         ("arith-vector", arith_vector()),
@@ -515,5 +554,39 @@ pub fn all() -> Vec<(&'static str, Module)> {
         ("autodiff", autodiff()),
         ("constants", constants()),
         ("type-descriptions", type_descriptions()),
-    ]
+    ];
+    let scalars: [(&'static str, K, u64); 14] = [
+        ("scalar-bool", K::Bool, 1),
+        ("scalar-byte", K::I8, 0x80),
+        ("scalar-ubyte", K::U8, 0xff),
+        ("scalar-short", K::I16, 0x8001),
+        ("scalar-ushort", K::U16, 0xfffe),
+        ("scalar-int", K::I32, 0xffff_fff0),
+        ("scalar-uint", K::U32, 7),
+        ("scalar-long", K::I64, 1 << 63),
+        ("scalar-ulong", K::U64, 0x0123_4567_89ab_cdef),
+        ("scalar-half", K::F16, 0xc000),
+        ("scalar-float", K::F32, u64::from((-0.0f32).to_bits())),
+        ("scalar-double", K::F64, f64::NAN.to_bits()),
+        ("scalar-float8e4m3", K::F8E4M3, 0x7e),
+        ("scalar-float8e5m2", K::F8E5M2, 0x7b),
+    ];
+    for (name, k, bits) in scalars {
+        v.push((name, scalar_constant(k, bits)));
+    }
+    let atomics: [(&'static str, AtomicOp); 9] = [
+        ("atomic-exchange", AtomicOp::Exchange),
+        ("atomic-compare-exchange", AtomicOp::CompareExchange),
+        ("atomic-fetch-add", AtomicOp::FetchAdd),
+        ("atomic-fetch-sub", AtomicOp::FetchSub),
+        ("atomic-fetch-and", AtomicOp::FetchAnd),
+        ("atomic-fetch-or", AtomicOp::FetchOr),
+        ("atomic-fetch-xor", AtomicOp::FetchXor),
+        ("atomic-fetch-min", AtomicOp::FetchMin),
+        ("atomic-fetch-max", AtomicOp::FetchMax),
+    ];
+    for (name, op) in atomics {
+        v.push((name, atomic(op)));
+    }
+    v
 }
