@@ -138,6 +138,75 @@ fn bless() {
         ));
     }
     std::fs::write(mal.join("bitcode-expected.txt"), expected).unwrap();
+    // Fuzz seeds: every corpus text, and the bitcode of every sample plus the fixtures.
+    let fz = fuzz_dir();
+    let (ft, fb) = (fz.join("interchange_text"), fz.join("interchange_bitcode"));
+    std::fs::create_dir_all(&ft).unwrap();
+    std::fs::create_dir_all(&fb).unwrap();
+    for p in files(&d, "xirx").into_iter().chain(files(&mal, "xirx")) {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        std::fs::copy(&p, ft.join(format!("seed-{name}"))).unwrap();
+    }
+    for (name, m) in samples::all() {
+        let bc = write_bitcode(&m).unwrap();
+        std::fs::write(fb.join(format!("seed-{name}.bin")), bc).unwrap();
+    }
+    for p in files(&mal, "bin") {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        std::fs::copy(&p, fb.join(format!("seed-{name}"))).unwrap();
+    }
+}
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus")
+}
+
+/// Replays the committed fuzz corpora with the fuzz targets' properties: no panic, and
+/// every accepted input round-trips.
+#[test]
+fn fuzz_corpus_replay() {
+    let fz = fuzz_dir();
+    let mut n = 0;
+    for p in files_all(&fz.join("interchange_text")) {
+        let data = std::fs::read(&p).unwrap();
+        if let Ok(src) = std::str::from_utf8(&data) {
+            if let Ok(m) = read_interchange_text(src) {
+                let text = write_interchange_text(&m).unwrap();
+                let m2 = read_interchange_text(&text).unwrap();
+                assert_eq!(
+                    write_interchange_text(&m2).unwrap(),
+                    text,
+                    "{}",
+                    p.display()
+                );
+            }
+        }
+        n += 1;
+    }
+    for p in files_all(&fz.join("interchange_bitcode")) {
+        let data = std::fs::read(&p).unwrap();
+        if let Ok(m) = read_bitcode(&data) {
+            let text = write_interchange_text(&m).unwrap();
+            let m2 = read_bitcode(&write_bitcode(&m).unwrap()).unwrap();
+            assert_eq!(
+                write_interchange_text(&m2).unwrap(),
+                text,
+                "{}",
+                p.display()
+            );
+        }
+        n += 1;
+    }
+    assert!(n >= 50, "fuzz corpus has only {n} files");
+}
+
+fn files_all(d: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+        .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.is_file());
+    v.sort();
+    v
 }
 
 fn files(d: &Path, ext: &str) -> Vec<PathBuf> {
