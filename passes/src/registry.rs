@@ -358,20 +358,31 @@ pub fn form_name(f: FormRequirement) -> &'static str {
     }
 }
 
-/// Levenshtein distance between `a` and `b` (by characters).
+/// Edit distance between `a` and `b` (by characters): insertions, deletions,
+/// substitutions and transpositions of adjacent characters each cost 1 (optimal string
+/// alignment), so `lcim` is one edit from `licm`.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    for j in 0..=b.len() {
+        d[j] = j;
     }
-    prev[b.len()]
+    for i in 1..=a.len() {
+        d[i * w] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
+            }
+            d[i * w + j] = v;
+        }
+    }
+    d[a.len() * w + b.len()]
 }
 
 /// The `limit` candidates closest to `name`, best first (ties by name); a candidate
@@ -394,4 +405,49 @@ pub fn closest<'a>(
     scored.sort();
     scored.dedup_by(|a, b| a.1 == b.1);
     scored.into_iter().take(limit).map(|(_, c)| c).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_transpositions_once() {
+        assert_eq!(edit_distance("licm", "lcim"), 1);
+        assert_eq!(edit_distance("dce", "dce"), 0);
+        assert_eq!(edit_distance("", "gvn"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn lookup_explains_failures() {
+        let r = Registry::new(false);
+        assert_eq!(r.lookup("licm").unwrap_err(), LookupError::Unimplemented);
+        assert_eq!(
+            r.lookup("test-panic").unwrap_err(),
+            LookupError::TestOnlyDisabled
+        );
+        match r.lookup("lcim").unwrap_err() {
+            LookupError::Unknown { suggestions } => assert_eq!(suggestions[0], "licm"),
+            e => panic!("{e:?}"),
+        }
+        let t = Registry::new(true);
+        assert_eq!(t.lookup("test-panic").unwrap().name, "test-panic");
+        let names: Vec<&str> = t.list().iter().map(|p| p.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted);
+    }
+
+    #[test]
+    fn listing_marks_test_passes_and_unimplemented_ones() {
+        let t = Registry::new(true);
+        let text = t.list_text();
+        assert!(text.contains("test-panic"));
+        assert!(text.contains("[test-only]"));
+        assert!(text.contains("Upstream passes not implemented yet"));
+        let md = t.markdown();
+        assert!(md.starts_with("# Passes\n"));
+        assert!(md.contains("## Test-only passes"));
+    }
 }

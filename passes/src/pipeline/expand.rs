@@ -168,6 +168,15 @@ impl<'a> Loader<'a> {
         self.load_source(String::new(), src, true)
     }
 
+    /// [`Loader::load_inline`] without instantiating passes (see [`Loader::outline`]).
+    pub fn outline_inline(&self, text: &str) -> Result<Pipeline, LoadError> {
+        let src = Rc::new(Source {
+            name: "<--passes>".to_string(),
+            text: text.to_string(),
+        });
+        self.load_source(String::new(), src, false)
+    }
+
     /// Loads `--pipeline=NAME|FILE`: a path (contains `/` or ends in `.xpl`) or a name
     /// from the library.
     pub fn load(&self, name_or_path: &str) -> Result<Pipeline, LoadError> {
@@ -209,6 +218,7 @@ impl<'a> Loader<'a> {
             instantiate,
             declared: BTreeMap::new(),
             missing: BTreeMap::new(),
+            first_missing: None,
             errors: Vec::new(),
             stack: vec![name.clone()],
         };
@@ -231,12 +241,7 @@ impl<'a> Loader<'a> {
         }
         if !x.missing.is_empty() {
             let names: Vec<&str> = x.missing.keys().map(String::as_str).collect();
-            let (first_src, first_span) = x
-                .missing
-                .values()
-                .min_by_key(|(s, sp)| (s.name.clone(), sp.start))
-                .cloned()
-                .expect("non-empty");
+            let (first_src, first_span) = x.first_missing.clone().expect("non-empty");
             let what = if name.is_empty() {
                 "the pipeline".to_string()
             } else {
@@ -275,6 +280,7 @@ struct Expander<'l, 'a> {
     instantiate: bool,
     declared: BTreeMap<String, bool>,
     missing: BTreeMap<String, (Rc<Source>, Span)>,
+    first_missing: Option<(Rc<Source>, Span)>,
     errors: Vec<(Option<Rc<Source>>, Diagnostic)>,
     stack: Vec<String>,
 }
@@ -451,6 +457,9 @@ impl Expander<'_, '_> {
             Err(LookupError::Unimplemented) if !self.instantiate => {}
             Err(LookupError::Unimplemented) => {
                 if taken {
+                    if self.first_missing.is_none() {
+                        self.first_missing = Some((src.clone(), pass.span));
+                    }
                     self.missing
                         .entry(pass.node.clone())
                         .or_insert_with(|| (src.clone(), pass.span));

@@ -24,7 +24,7 @@ use ast::Markers;
 /// One pass entry of an expanded pipeline, flattened (see [`Pipeline::leaves`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Leaf {
-    /// Static path (groups without `[iter k]`; conditions as `if(cond)`).
+    /// Static path: the run-time path without `[iter k]`.
     pub path: String,
     /// Registered pass name.
     pub pass: String,
@@ -66,13 +66,8 @@ fn leaves_in(es: &[Entry], prefix: &str, out: &mut Vec<Leaf>) {
             }),
             EntryKind::Group(g) => leaves_in(&g.entries, &join(&e.segment), out),
             EntryKind::If(i) => {
-                let c = if i.negated {
-                    format!("!{}", i.cond.name())
-                } else {
-                    i.cond.name().to_string()
-                };
-                leaves_in(&i.then_entries, &join(&format!("if({c})")), out);
-                leaves_in(&i.else_entries, &join(&format!("else({c})")), out);
+                leaves_in(&i.then_entries, prefix, out);
+                leaves_in(&i.else_entries, prefix, out);
             }
             EntryKind::Verify(_) => {}
         }
