@@ -366,8 +366,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let w = b.len() + 1;
     let mut d = vec![0usize; (a.len() + 1) * w];
-    for j in 0..=b.len() {
-        d[j] = j;
+    for (j, slot) in d.iter_mut().take(w).enumerate() {
+        *slot = j;
     }
     for i in 1..=a.len() {
         d[i * w] = i;
