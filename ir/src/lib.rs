@@ -16,6 +16,7 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod builder;
 pub mod constant;
 pub mod diag;
@@ -31,6 +32,7 @@ pub mod text;
 pub mod types;
 pub mod uses;
 pub mod value;
+pub mod verify;
 
 pub use entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use function::{ArgData, ArgKind, BlockData, Function, FunctionKind};
