@@ -8,5 +8,9 @@ pub mod analysis;
 pub mod pass;
 pub mod registry;
 pub mod transform;
+pub mod util;
+
+#[cfg(test)]
+mod tests;
 
 pub use pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PassRun, PerFunction};

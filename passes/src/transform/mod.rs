@@ -2,5 +2,8 @@
 
 use crate::registry::PassInfo;
 
+pub mod const_fold;
+pub mod dce;
+
 /// Every real (non-test) pass implemented in this crate.
-pub static PASSES: &[&PassInfo] = &[];
+pub static PASSES: &[&PassInfo] = &[&const_fold::INFO, &dce::INFO];
