@@ -3,6 +3,7 @@
 
 mod const_fold;
 mod dce;
+mod mem2reg;
 
 use crate::pass::{Pass, PassContext, PassRun};
 use xir_ir::analysis::{Cfg, DomTree};

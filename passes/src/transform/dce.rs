@@ -126,7 +126,7 @@ fn cleanup_cfg(module: &mut Module, f: FuncId, info: &mut Info) {
         clear_unreachable_blocks(module.func_mut(f), &reach, info);
         let phis = fix_phis(module.func_mut(f));
         let n = eliminate_phis(module, f, phis, |func, p, subst, uses| {
-            redundant_phi(func, p, subst, uses)
+            redundant_phi(func, p, subst, uses, true)
         });
         info.removed_inst += n as u64;
         if info.removed_inst + info.removed_block == before {

@@ -4,6 +4,7 @@ use crate::registry::PassInfo;
 
 pub mod const_fold;
 pub mod dce;
+pub mod mem2reg;
 
 /// Every real (non-test) pass implemented in this crate.
-pub static PASSES: &[&PassInfo] = &[&const_fold::INFO, &dce::INFO];
+pub static PASSES: &[&PassInfo] = &[&const_fold::INFO, &dce::INFO, &mem2reg::INFO];

@@ -75,12 +75,19 @@ pub fn remove_incomings(
     removed.len()
 }
 
-/// Upstream's redundant-phi rule (see the module docs).
-pub fn redundant_phi(f: &Function, phi: InstId, subst: &ValueSubst, uses: u32) -> PhiAction {
+/// Upstream's redundant-phi rule (see the module docs). With `respect_metadata`, a phi
+/// that carries metadata is only ever removed when unused.
+pub fn redundant_phi(
+    f: &Function,
+    phi: InstId,
+    subst: &ValueSubst,
+    uses: u32,
+    respect_metadata: bool,
+) -> PhiAction {
     if uses == 0 {
         return PhiAction::Remove;
     }
-    if !f.insts[phi].metadata.is_empty() {
+    if respect_metadata && !f.insts[phi].metadata.is_empty() {
         return PhiAction::Keep;
     }
     let mut same: Option<Value> = None;
