@@ -4,6 +4,7 @@
 mod const_fold;
 mod dce;
 mod mem2reg;
+mod reg2mem;
 
 use crate::pass::{Pass, PassContext, PassRun};
 use xir_ir::analysis::{Cfg, DomTree};
@@ -114,6 +115,13 @@ impl T {
     /// Runs `pass` on the module with a fresh context, checking well-formedness after.
     pub fn run(&mut self, pass: &dyn Pass) -> PassRun {
         check(&self.m);
+        let mut cx = PassContext::default();
+        let r = pass.run(&mut self.m, &mut cx).expect("pass failed");
+        check(&self.m);
+        r
+    }
+    /// Runs `pass` without checking the input first (for deliberately non-SSA inputs).
+    pub fn run_unchecked(&mut self, pass: &dyn Pass) -> PassRun {
         let mut cx = PassContext::default();
         let r = pass.run(&mut self.m, &mut cx).expect("pass failed");
         check(&self.m);

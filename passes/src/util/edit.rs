@@ -161,3 +161,10 @@ impl UseCounts {
         }
     }
 }
+
+/// Moves placed (or detached) instruction `i` to position `pos` of block `b`.
+pub fn move_inst(f: &mut Function, i: InstId, b: BlockId, pos: usize) {
+    f.remove_inst(i);
+    f.blocks[b].insts.insert(pos, i);
+    f.insts[i].block = Some(b);
+}
