@@ -13,5 +13,9 @@ pub mod pipeline;
 pub mod registry;
 pub mod test_passes;
 pub mod transform;
+pub mod util;
+
+#[cfg(test)]
+mod tests;
 
 pub use pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PassRun, PerFunction};
