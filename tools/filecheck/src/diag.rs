@@ -129,11 +129,7 @@ pub fn near_miss(sm: &SourceMgr, at: Loc, pat: &Pattern, example: &[u8]) -> Opti
     if cand == pat_s {
         return None;
     }
-    let kind = if pat.fixed.is_some() {
-        "pattern"
-    } else {
-        "regex"
-    };
+    let kind = if pat.fixed.is_some() { "pattern" } else { "regex" };
     let text = String::from_utf8_lossy(&src.text[ls..le]).into_owned();
     let s = (col - 1).min(text.len());
     let e = (s + cand.len()).min(text.len());
@@ -144,9 +140,7 @@ pub fn near_miss(sm: &SourceMgr, at: Loc, pat: &Pattern, example: &[u8]) -> Opti
     };
     let dist = edit_distance(cand.as_bytes(), example);
     let d = Diagnostic::note()
-        .with_message(format!(
-            "near miss differs from the {kind} by {dist} edit(s)"
-        ))
+        .with_message(format!("near miss differs from the {kind} by {dist} edit(s)"))
         .with_label(Label::primary((), s..e.max(s)).with_message("closest text"))
         .with_notes(vec![
             format!("{kind}: {pat_s}"),

@@ -232,14 +232,9 @@ impl PrefixMatcher {
 fn validate(kind: &str, seen: &mut BTreeSet<String>, list: &[String]) -> Result<(), String> {
     for p in list {
         if p.is_empty() {
-            return Err(format!(
-                "error: supplied {kind} prefix must not be the empty string\n"
-            ));
+            return Err(format!("error: supplied {kind} prefix must not be the empty string\n"));
         }
-        if !p
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
-        {
+        if !p.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-') {
             return Err(format!(
                 "error: supplied {kind} prefix must start with a letter and contain only alphanumeric characters, hyphens, and underscores: '{p}'\n"
             ));
@@ -299,13 +294,7 @@ fn define_cmdline(sm: &mut SourceMgr, vars: &mut Vars, defs: &[String]) -> Resul
     for (start, len, _) in idx {
         let loc = Loc { buf, off: start };
         if len == 0 {
-            sm.print(
-                &mut out,
-                loc,
-                source::Kind::Error,
-                "missing equal sign in global definition",
-                &[],
-            );
+            sm.print(&mut out, loc, source::Kind::Error, "missing equal sign in global definition", &[]);
             continue;
         }
         let def = &t[start..start + len];
@@ -316,13 +305,7 @@ fn define_cmdline(sm: &mut SourceMgr, vars: &mut Vars, defs: &[String]) -> Resul
                 vars: &mut *vars,
                 line: None,
             };
-            let blk = match ep.parse_block(
-                S {
-                    p: start + 1,
-                    e: start + len,
-                },
-                false,
-            ) {
+            let blk = match ep.parse_block(S { p: start + 1, e: start + len }, false) {
                 Ok(b) => b,
                 Err(e) => {
                     sm.print(&mut out, e.loc, source::Kind::Error, &e.msg, &[]);
@@ -333,24 +316,12 @@ fn define_cmdline(sm: &mut SourceMgr, vars: &mut Vars, defs: &[String]) -> Resul
                 Some(Ok(v)) => v,
                 Some(Err(crate::numeric::EvalError::Undef(us))) => {
                     for (name, l) in us {
-                        sm.print(
-                            &mut out,
-                            l,
-                            source::Kind::Error,
-                            &format!("undefined variable: {name}"),
-                            &[],
-                        );
+                        sm.print(&mut out, l, source::Kind::Error, &format!("undefined variable: {name}"), &[]);
                     }
                     continue;
                 }
                 _ => {
-                    sm.print(
-                        &mut out,
-                        loc,
-                        source::Kind::Error,
-                        "unable to represent numeric value",
-                        &[],
-                    );
+                    sm.print(&mut out, loc, source::Kind::Error, "unable to represent numeric value", &[]);
                     continue;
                 }
             };
@@ -361,10 +332,7 @@ fn define_cmdline(sm: &mut SourceMgr, vars: &mut Vars, defs: &[String]) -> Resul
             }
         } else {
             let eq = def.iter().position(|&c| c == b'=').unwrap();
-            let mut s = S {
-                p: start,
-                e: start + eq,
-            };
+            let mut s = S { p: start, e: start + eq };
             let ep = ExprParser {
                 t: &t,
                 buf,
@@ -418,11 +386,7 @@ impl CheckFile {
         validate_prefixes(opts).map_err(fail)?;
         for d in &opts.defines {
             match d.find('=') {
-                None => {
-                    return Err(fail(format!(
-                        "Missing equal sign in command-line definition '-D{d}'\n"
-                    )));
-                }
+                None => return Err(fail(format!("Missing equal sign in command-line definition '-D{d}'\n"))),
                 Some(0) => {
                     return Err(fail(format!(
                         "Missing variable name in command-line definition '-D{d}'\n"
@@ -521,38 +485,16 @@ impl CheckFile {
                 _ => pos + prefix.len(),
             };
             pos = after_pos;
-            let at = |off| Loc {
-                buf: check_buf,
-                off,
-            };
+            let at = |off| Loc { buf: check_buf, off };
             let ty = match ty {
                 Found::Misspelled(_) => {
-                    let d = String::from_utf8_lossy(&t[prefix_start..after.unwrap_or(t.len())])
-                        .into_owned();
-                    sm.print(
-                        &mut errs,
-                        at(prefix_start),
-                        source::Kind::Error,
-                        &format!("misspelled directive '{d}'"),
-                        &[],
-                    );
-                    return Err(Diags {
-                        text: String::from_utf8_lossy(&errs).into_owned(),
-                        code: 2,
-                    });
+                    let d = String::from_utf8_lossy(&t[prefix_start..after.unwrap_or(t.len())]).into_owned();
+                    sm.print(&mut errs, at(prefix_start), source::Kind::Error, &format!("misspelled directive '{d}'"), &[]);
+                    return Err(Diags { text: String::from_utf8_lossy(&errs).into_owned(), code: 2 });
                 }
                 Found::BadNot => {
-                    sm.print(
-                        &mut errs,
-                        at(pos),
-                        source::Kind::Error,
-                        &format!("unsupported -NOT combo on prefix '{prefix}'"),
-                        &[],
-                    );
-                    return Err(Diags {
-                        text: String::from_utf8_lossy(&errs).into_owned(),
-                        code: 2,
-                    });
+                    sm.print(&mut errs, at(pos), source::Kind::Error, &format!("unsupported -NOT combo on prefix '{prefix}'"), &[]);
+                    return Err(Diags { text: String::from_utf8_lossy(&errs).into_owned(), code: 2 });
                 }
                 Found::BadCount => {
                     sm.print(
@@ -562,10 +504,7 @@ impl CheckFile {
                         &format!("invalid count in -COUNT specification on prefix '{prefix}'"),
                         &[],
                     );
-                    return Err(Diags {
-                        text: String::from_utf8_lossy(&errs).into_owned(),
-                        code: 2,
-                    });
+                    return Err(Diags { text: String::from_utf8_lossy(&errs).into_owned(), code: 2 });
                 }
                 Found::Comment => None,
                 Found::Check(ty) => Some(ty),
@@ -586,17 +525,7 @@ impl CheckFile {
             let Some(ty) = ty else {
                 continue;
             };
-            let pat = match Pattern::parse(
-                &t,
-                check_buf,
-                ps,
-                pe,
-                ty,
-                &prefix,
-                Some(line),
-                po,
-                &mut vars,
-            ) {
+            let pat = match Pattern::parse(&t, check_buf, ps, pe, ty, &prefix, Some(line), po, &mut vars) {
                 Ok(p) => p,
                 Err(e) => return Err(perr(&sm, &mut errs, e)),
             };
@@ -608,10 +537,7 @@ impl CheckFile {
                     &format!("found '{prefix}-LABEL:' with variable definition or use"),
                     &[],
                 );
-                return Err(Diags {
-                    text: String::from_utf8_lossy(&errs).into_owned(),
-                    code: 2,
-                });
+                return Err(Diags { text: String::from_utf8_lossy(&errs).into_owned(), code: 2 });
             }
             if matches!(ty.kind, Kind::Next | Kind::Same | Kind::Empty) && strings.is_empty() {
                 let tn = match ty.kind {
@@ -626,10 +552,7 @@ impl CheckFile {
                     &format!("found '{prefix}-{tn}' without previous '{prefix}: line"),
                     &[],
                 );
-                return Err(Diags {
-                    text: String::from_utf8_lossy(&errs).into_owned(),
-                    code: 2,
-                });
+                return Err(Diags { text: String::from_utf8_lossy(&errs).into_owned(), code: 2 });
             }
             if matches!(ty.kind, Kind::Dag | Kind::Not) {
                 dag_not.push(DagNot { pat, prefix });
@@ -655,10 +578,7 @@ impl CheckFile {
             )));
         }
         if !dag_not.is_empty() {
-            let loc = Loc {
-                buf: check_buf,
-                off: pos.min(t.len()),
-            };
+            let loc = Loc { buf: check_buf, off: pos.min(t.len()) };
             strings.push(CheckString {
                 pat: Pattern::eof(loc, line + 1),
                 prefix: prefixes[0].clone(),

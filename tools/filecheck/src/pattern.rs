@@ -298,8 +298,7 @@ impl Pattern {
             p.fixed = Some(pat.to_vec());
             return Ok(p);
         }
-        if !full_here
-            && (pat.len() < 2 || (find(pat, b"{{").is_none() && find(pat, b"[[").is_none()))
+        if !full_here && (pat.len() < 2 || (find(pat, b"{{").is_none() && find(pat, b"[[").is_none()))
         {
             p.fixed = Some(pat.to_vec());
             return Ok(p);
@@ -371,10 +370,7 @@ impl Pattern {
                 if !is_num {
                     let colon = memchr::memchr(b':', &t[ms.p..ms.e]).map(|x| ms.p + x);
                     let name_end = colon.unwrap_or(ms.e);
-                    if let Some(sp) = t[ms.p..name_end]
-                        .iter()
-                        .position(|&c| c == b' ' || c == b'\t')
-                    {
+                    if let Some(sp) = t[ms.p..name_end].iter().position(|&c| c == b' ' || c == b'\t') {
                         return Err(perr(buf, ms.p + sp, "unexpected whitespace"));
                     }
                     let orig = ms;
@@ -390,11 +386,7 @@ impl Pattern {
                     subst_needed = !is_def;
                     if is_def {
                         if pseudo || t.get(ms.p) != Some(&b':') || ms.p >= ms.e {
-                            return Err(perr(
-                                buf,
-                                name.p,
-                                "invalid name in string variable definition",
-                            ));
+                            return Err(perr(buf, name.p, "invalid name in string variable definition"));
                         }
                         ms.p += 1;
                         if vars.num_table.contains_key(&n) {
@@ -473,11 +465,7 @@ impl Pattern {
                     let sub_text = String::from_utf8_lossy(&t[ms.p..ms.e]).into_owned();
                     if !is_num && let Some(d) = str_defs.iter().find(|d| d.0 == subst_name) {
                         if d.2 < 1 || d.2 > 9 {
-                            return Err(perr(
-                                buf,
-                                ms.p,
-                                "Can't back-reference more than 9 variables",
-                            ));
+                            return Err(perr(buf, ms.p, "Can't back-reference more than 9 variables"));
                         }
                         flush(&mut p, &mut re);
                         p.llvm_re.extend_from_slice(format!("\\{}", d.2).as_bytes());
