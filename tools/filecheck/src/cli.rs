@@ -71,7 +71,9 @@ fn parse_bool(name: &str, v: Option<&str>) -> Result<bool, CliError> {
         None | Some("true") | Some("TRUE") | Some("True") | Some("1") => Ok(true),
         Some("false") | Some("FALSE") | Some("False") | Some("0") => Ok(false),
         Some(x) => Err(CliError {
-            msg: format!("{PROG}: for the --{name} option: '{x}' is invalid value for boolean argument! Try 0 or 1\n"),
+            msg: format!(
+                "{PROG}: for the --{name} option: '{x}' is invalid value for boolean argument! Try 0 or 1\n"
+            ),
             code: 1,
         }),
     }
@@ -167,10 +169,12 @@ pub fn parse(args: &[String], env: Option<&str>) -> Result<Cli, CliError> {
         let v = value.as_deref();
         match name.as_str() {
             "input-file" => cli.input_file = v.unwrap().to_string(),
-            "check-prefix" | "check-prefixes" => {
-                o.check_prefixes.extend(v.unwrap().split(',').map(String::from))
-            }
-            "comment-prefixes" => o.comment_prefixes.extend(v.unwrap().split(',').map(String::from)),
+            "check-prefix" | "check-prefixes" => o
+                .check_prefixes
+                .extend(v.unwrap().split(',').map(String::from)),
+            "comment-prefixes" => o
+                .comment_prefixes
+                .extend(v.unwrap().split(',').map(String::from)),
             "implicit-check-not" => o.implicit_check_not.push(v.unwrap().to_string()),
             "strict-whitespace" => o.strict_whitespace = parse_bool(&name, v)?,
             "match-full-lines" => o.match_full_lines = parse_bool(&name, v)?,
@@ -178,7 +182,9 @@ pub fn parse(args: &[String], env: Option<&str>) -> Result<Cli, CliError> {
             "allow-empty" => o.allow_empty = parse_bool(&name, v)?,
             "allow-unused-prefixes" => o.allow_unused_prefixes = parse_bool(&name, v)?,
             "enable-var-scope" => o.enable_var_scope = parse_bool(&name, v)?,
-            "allow-deprecated-dag-overlap" => o.allow_deprecated_dag_overlap = parse_bool(&name, v)?,
+            "allow-deprecated-dag-overlap" => {
+                o.allow_deprecated_dag_overlap = parse_bool(&name, v)?
+            }
             "v" => o.verbose = parse_bool(&name, v)?,
             "vv" => o.verbose_verbose = parse_bool(&name, v)?,
             "color" => {
@@ -219,13 +225,18 @@ pub fn parse(args: &[String], env: Option<&str>) -> Result<Cli, CliError> {
             }
             "version" => {
                 return Err(CliError {
-                    msg: format!("{PROG} {} (LLVM FileCheck 19 compatible)\n", env!("CARGO_PKG_VERSION")),
+                    msg: format!(
+                        "{PROG} {} (LLVM FileCheck 19 compatible)\n",
+                        env!("CARGO_PKG_VERSION")
+                    ),
                     code: 0,
                 });
             }
             _ => {
                 return Err(CliError {
-                    msg: format!("{PROG}: Unknown command line argument '{a}'.  Try: '{PROG} --help'\n"),
+                    msg: format!(
+                        "{PROG}: Unknown command line argument '{a}'.  Try: '{PROG} --help'\n"
+                    ),
                     code: 1,
                 });
             }

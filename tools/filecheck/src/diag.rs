@@ -129,7 +129,11 @@ pub fn near_miss(sm: &SourceMgr, at: Loc, pat: &Pattern, example: &[u8]) -> Opti
     if cand == pat_s {
         return None;
     }
-    let kind = if pat.fixed.is_some() { "pattern" } else { "regex" };
+    let kind = if pat.fixed.is_some() {
+        "pattern"
+    } else {
+        "regex"
+    };
     let text = String::from_utf8_lossy(&src.text[ls..le]).into_owned();
     let s = (col - 1).min(text.len());
     let e = (s + cand.len()).min(text.len());
@@ -140,7 +144,9 @@ pub fn near_miss(sm: &SourceMgr, at: Loc, pat: &Pattern, example: &[u8]) -> Opti
     };
     let dist = edit_distance(cand.as_bytes(), example);
     let d = Diagnostic::note()
-        .with_message(format!("near miss differs from the {kind} by {dist} edit(s)"))
+        .with_message(format!(
+            "near miss differs from the {kind} by {dist} edit(s)"
+        ))
         .with_label(Label::primary((), s..e.max(s)).with_message("closest text"))
         .with_notes(vec![
             format!("{kind}: {pat_s}"),
@@ -163,6 +169,6 @@ mod tests {
     fn distance() {
         assert_eq!(edit_distance(b"kitten", b"sitting"), 3);
         assert_eq!(edit_distance(b"", b"abc"), 3);
-        assert_eq!(inline_diff("baz", "bzz"), "b[-a-]{+z+}z");
+        assert_eq!(inline_diff("baz", "bzz"), "b[-a-]z{+z+}");
     }
 }

@@ -41,10 +41,7 @@ type R = Result<(), &'static str>;
 
 /// Appends a literal byte in Rust regex syntax.
 pub fn push_literal(out: &mut String, b: u8) {
-    if b.is_ascii_alphanumeric() || b == b' ' || b == b'_' {
-        out.push(b as char);
-    } else if b.is_ascii() && !b.is_ascii_control() && !regex_syntax::is_meta_character(b as char)
-    {
+    if b.is_ascii() && !b.is_ascii_control() && !regex_syntax::is_meta_character(b as char) {
         out.push(b as char);
     } else {
         out.push_str(&format!("\\x{b:02X}"));
@@ -191,7 +188,9 @@ impl<'a> P<'a> {
                     if n > self.closed.len() || !self.closed[n - 1] {
                         return Err(ESUBREG);
                     }
-                    return Err("back-references inside {{...}} are not supported by xir-filecheck");
+                    return Err(
+                        "back-references inside {{...}} are not supported by xir-filecheck",
+                    );
                 }
                 push_literal(&mut self.out, d);
             }
@@ -411,11 +410,7 @@ impl<'a> P<'a> {
                 let start = self.symbol()?;
                 let finish = if self.see(b'-') && self.peek2().is_some_and(|d| d != b']') {
                     self.i += 1;
-                    if self.eat(b'-') {
-                        b'-'
-                    } else {
-                        self.symbol()?
-                    }
+                    if self.eat(b'-') { b'-' } else { self.symbol()? }
                 } else {
                     start
                 };

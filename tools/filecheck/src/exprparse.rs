@@ -363,11 +363,20 @@ impl<'a> ExprParser<'a> {
         if args.len() == 2 {
             let r = args.pop().unwrap();
             let l = args.pop().unwrap();
-            return Ok(Ast::Bin(op, Box::new(l), Box::new(r), self.loc(fname.p), name));
+            return Ok(Ast::Bin(
+                op,
+                Box::new(l),
+                Box::new(r),
+                self.loc(fname.p),
+                name,
+            ));
         }
         self.err(
             fname.p,
-            format!("function '{name}' takes 2 arguments but {} given", args.len()),
+            format!(
+                "function '{name}' takes 2 arguments but {} given",
+                args.len()
+            ),
         )
     }
 
@@ -479,7 +488,10 @@ impl<'a> ExprParser<'a> {
                 return self.err(name.p, "definition of pseudo numeric variable unsupported");
             }
             if self.vars.str_defined.contains(&n) {
-                return self.err(name.p, format!("string variable with name '{n}' already exists"));
+                return self.err(
+                    name.p,
+                    format!("string variable with name '{n}' already exists"),
+                );
             }
             d = self.ltrim(d);
             if !d.is_empty() {

@@ -75,7 +75,8 @@ impl CheckFile {
 
     /// Checks an input (named `<stdin>`); the error carries the printed diagnostics.
     pub fn check(&self, input: &[u8]) -> Result<(), Failure> {
-        let (ok, stderr) = self.check_named(input, "<stdin>", &self.sm.bufs[self.check_buf].name.clone());
+        let (ok, stderr) =
+            self.check_named(input, "<stdin>", &self.sm.bufs[self.check_buf].name.clone());
         if ok {
             Ok(())
         } else {
@@ -89,18 +90,24 @@ impl CheckFile {
     /// the input dump according to the options).
     pub fn check_named(&self, input: &[u8], input_name: &str, check_name: &str) -> (bool, Vec<u8>) {
         let mut sm = self.sm.clone();
-        let ib = sm.add(input_name, source::canonicalize(input, self.opts.strict_whitespace));
+        let ib = sm.add(
+            input_name,
+            source::canonicalize(input, self.opts.strict_whitespace),
+        );
         let dump = self.opts.dump_input.unwrap_or_default();
         let mut m = Matcher::new(self, &sm, ib, dump != DumpInput::Never);
         let ok = m.check_input();
         let mut err = std::mem::take(&mut m.err);
         let diags = m.diags.take();
         if dump == DumpInput::Always || (!ok && dump == DumpInput::Fail) {
-            let filter = self.opts.dump_input_filter.unwrap_or(if dump == DumpInput::Always {
-                DumpFilter::All
-            } else {
-                DumpFilter::Error
-            });
+            let filter = self
+                .opts
+                .dump_input_filter
+                .unwrap_or(if dump == DumpInput::Always {
+                    DumpFilter::All
+                } else {
+                    DumpFilter::Error
+                });
             err.extend(dump::render(
                 self,
                 &sm.bufs[ib],
@@ -142,18 +149,23 @@ pub fn run_filecheck(args: &[String], stdin: &[u8], env_opts: Option<&str>) -> O
         return out;
     };
     let read = |p: &str| -> std::io::Result<Vec<u8>> {
-        if p == "-" { Ok(stdin.to_vec()) } else { std::fs::read(p) }
+        if p == "-" {
+            Ok(stdin.to_vec())
+        } else {
+            std::fs::read(p)
+        }
     };
     // -D validation and prefix validation come before reading the check file.
     let check_src = match read(&check_path) {
         Ok(b) => b,
         Err(e) => {
-            if let Err(d) = CheckFile::parse_named(&check_path, b"", opts) {
+            if let Err(d) = CheckFile::pre_validate(opts) {
                 out.stderr = d.text.into_bytes();
                 out.code = d.code;
                 return out;
             }
-            out.stderr = format!("Could not open check file '{check_path}': {}\n", io_msg(&e)).into_bytes();
+            out.stderr =
+                format!("Could not open check file '{check_path}': {}\n", io_msg(&e)).into_bytes();
             out.code = 2;
             return out;
         }
@@ -166,11 +178,16 @@ pub fn run_filecheck(args: &[String], stdin: &[u8], env_opts: Option<&str>) -> O
             return out;
         }
     };
-    let input_name = if cli.input_file == "-" { "<stdin>".to_string() } else { cli.input_file.clone() };
+    let input_name = if cli.input_file == "-" {
+        "<stdin>".to_string()
+    } else {
+        cli.input_file.clone()
+    };
     let input = match read(&cli.input_file) {
         Ok(b) => b,
         Err(e) => {
-            out.stderr = format!("Could not open input file '{input_name}': {}\n", io_msg(&e)).into_bytes();
+            out.stderr =
+                format!("Could not open input file '{input_name}': {}\n", io_msg(&e)).into_bytes();
             out.code = 2;
             return out;
         }
@@ -181,7 +198,9 @@ pub fn run_filecheck(args: &[String], stdin: &[u8], env_opts: Option<&str>) -> O
             cmd.push(' ');
             cmd.push_str(a);
         }
-        out.stderr = format!("FileCheck error: '{input_name}' is empty.\nFileCheck command line:  {cmd}\n").into_bytes();
+        out.stderr =
+            format!("FileCheck error: '{input_name}' is empty.\nFileCheck command line:  {cmd}\n")
+                .into_bytes();
         out.code = 2;
         return out;
     }

@@ -154,7 +154,10 @@ impl<'a> Matcher<'a> {
         if let Some(r) = self.cache.get(&key) {
             return r.clone();
         }
-        let re = Rc::new(Re::new(&key.0, icase).unwrap_or_else(|e| panic!("internal regex error: {e}: {}", key.0)));
+        let re = Rc::new(
+            Re::new(&key.0, icase)
+                .unwrap_or_else(|e| panic!("internal regex error: {e}: {}", key.0)),
+        );
         self.cache.insert(key, re.clone());
         re
     }
@@ -170,7 +173,8 @@ impl<'a> Matcher<'a> {
                 Ok(v) => fmt.render(v).map(String::into_bytes).ok_or_else(|| {
                     vec![(
                         s.loc,
-                        "unable to substitute variable or numeric expression: overflow error".to_string(),
+                        "unable to substitute variable or numeric expression: overflow error"
+                            .to_string(),
                     )]
                 }),
                 Err(EvalError::Undef(us)) => Err(us
@@ -179,7 +183,8 @@ impl<'a> Matcher<'a> {
                     .collect()),
                 Err(EvalError::Overflow) => Err(vec![(
                     s.loc,
-                    "unable to substitute variable or numeric expression: overflow error".to_string(),
+                    "unable to substitute variable or numeric expression: overflow error"
+                        .to_string(),
                 )]),
             },
         }
@@ -192,7 +197,11 @@ impl<'a> Matcher<'a> {
     }
 
     /// Builds the Rust regex for a pattern; `fixed_defs` pins back-referenced definitions.
-    fn build(&self, pat: &Pattern, fixed_defs: &HashMap<usize, Vec<u8>>) -> Result<String, Vec<(Loc, String)>> {
+    fn build(
+        &self,
+        pat: &Pattern,
+        fixed_defs: &HashMap<usize, Vec<u8>>,
+    ) -> Result<String, Vec<(Loc, String)>> {
         let mut out = String::new();
         let mut errs = Vec::new();
         let mut skip_depth: Option<usize> = None;
@@ -251,17 +260,26 @@ impl<'a> Matcher<'a> {
                     .ok_or(MatchErr::NotFound);
             }
             let re = self.regex(escape(f), true);
-            return re.find(hay, 0).map(|(a, b)| (s + a, s + b)).ok_or(MatchErr::NotFound);
+            return re
+                .find(hay, 0)
+                .map(|(a, b)| (s + a, s + b))
+                .ok_or(MatchErr::NotFound);
         }
         self.set_line(pat);
-        let src = self.build(pat, &HashMap::new()).map_err(MatchErr::Invalid)?;
+        let src = self
+            .build(pat, &HashMap::new())
+            .map_err(MatchErr::Invalid)?;
         let re = self.regex(src, pat.ignore_case);
         let names: Vec<String> = (0..pat.defs.len()).map(|i| format!("d{i}")).collect();
         let (ms, me, caps) = if !pat.has_backref {
             let Some((ms, me)) = re.find(hay, 0) else {
                 return Err(MatchErr::NotFound);
             };
-            let caps = if names.is_empty() { Vec::new() } else { re.captures(hay, ms, me, &names) };
+            let caps = if names.is_empty() {
+                Vec::new()
+            } else {
+                re.captures(hay, ms, me, &names)
+            };
             (ms, me, caps)
         } else {
             let mut from = 0;
@@ -353,7 +371,14 @@ impl<'a> Matcher<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn print_match(&mut self, expected: bool, prefix: &str, pat: &Pattern, count: usize, m: (usize, usize)) -> bool {
+    fn print_match(
+        &mut self,
+        expected: bool,
+        prefix: &str,
+        pat: &Pattern,
+        count: usize,
+        m: (usize, usize),
+    ) -> bool {
         let has_error = !expected;
         let opts = &self.cf.opts;
         let mut print_diag = true;
@@ -395,11 +420,20 @@ impl<'a> Matcher<'a> {
         }
         self.print(
             pat.loc,
-            if expected { source::Kind::Remark } else { source::Kind::Error },
+            if expected {
+                source::Kind::Remark
+            } else {
+                source::Kind::Error
+            },
             &msg,
             &[],
         );
-        self.print(self.at(m.0), source::Kind::Note, "found here", &[(self.at(m.0), self.at(m.1))]);
+        self.print(
+            self.at(m.0),
+            source::Kind::Note,
+            "found here",
+            &[(self.at(m.0), self.at(m.1))],
+        );
         for n in notes {
             self.print(self.at(m.0), source::Kind::Note, &n, &[]);
         }
@@ -415,7 +449,15 @@ impl<'a> Matcher<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn print_no_match(&mut self, expected: bool, prefix: &str, pat: &Pattern, count: usize, buf: (usize, usize), errs: Vec<(Loc, String)>) -> bool {
+    fn print_no_match(
+        &mut self,
+        expected: bool,
+        prefix: &str,
+        pat: &Pattern,
+        count: usize,
+        buf: (usize, usize),
+        errs: Vec<(Loc, String)>,
+    ) -> bool {
         let mut has_error = expected;
         let mut has_pattern_error = false;
         let mut mt = if expected {
@@ -462,11 +504,20 @@ impl<'a> Matcher<'a> {
             }
             self.print(
                 pat.loc,
-                if expected { source::Kind::Error } else { source::Kind::Remark },
+                if expected {
+                    source::Kind::Error
+                } else {
+                    source::Kind::Remark
+                },
                 &msg,
                 &[],
             );
-            self.print(self.at(buf.0), source::Kind::Note, "scanning from here", &[]);
+            self.print(
+                self.at(buf.0),
+                source::Kind::Note,
+                "scanning from here",
+                &[],
+            );
         }
         for n in notes {
             self.print(self.at(buf.0), source::Kind::Note, &n, &[]);
@@ -486,7 +537,12 @@ impl<'a> Matcher<'a> {
         if let Some(best) = diag::fuzzy_best(region, &example) {
             let at = buf.0 + best;
             self.diag(pat, MatchTy::Fuzzy, (at, at), String::new());
-            self.print(self.at(at), source::Kind::Note, "possible intended match here", &[]);
+            self.print(
+                self.at(at),
+                source::Kind::Note,
+                "possible intended match here",
+                &[],
+            );
             if self.near_miss
                 && let Some(text) = diag::near_miss(self.sm, self.at(at), pat, &example)
             {
@@ -495,11 +551,23 @@ impl<'a> Matcher<'a> {
         }
     }
 
-    fn report(&mut self, expected: bool, prefix: &str, pat: &Pattern, count: usize, buf: (usize, usize), r: &MatchRes) -> bool {
+    fn report(
+        &mut self,
+        expected: bool,
+        prefix: &str,
+        pat: &Pattern,
+        count: usize,
+        buf: (usize, usize),
+        r: &MatchRes,
+    ) -> bool {
         match r {
             Ok(m) => self.print_match(expected, prefix, pat, count, *m),
-            Err(MatchErr::NotFound) => self.print_no_match(expected, prefix, pat, count, buf, Vec::new()),
-            Err(MatchErr::Invalid(e)) => self.print_no_match(expected, prefix, pat, count, buf, e.clone()),
+            Err(MatchErr::NotFound) => {
+                self.print_no_match(expected, prefix, pat, count, buf, Vec::new())
+            }
+            Err(MatchErr::Invalid(e)) => {
+                self.print_no_match(expected, prefix, pat, count, buf, e.clone())
+            }
         }
     }
 
@@ -508,20 +576,49 @@ impl<'a> Matcher<'a> {
         if k != Kind::Next && k != Kind::Empty {
             return false;
         }
-        let name = format!("{}{}", cs.prefix, if k == Kind::Empty { "-EMPTY" } else { "-NEXT" });
+        let name = format!(
+            "{}{}",
+            cs.prefix,
+            if k == Kind::Empty { "-EMPTY" } else { "-NEXT" }
+        );
         let (n, first) = count_newlines(&self.hay[sk.0..sk.1]);
         if n == 0 {
-            self.print(cs.loc, source::Kind::Error, &format!("{name}: is on the same line as previous match"), &[]);
+            self.print(
+                cs.loc,
+                source::Kind::Error,
+                &format!("{name}: is on the same line as previous match"),
+                &[],
+            );
         } else if n != 1 {
-            self.print(cs.loc, source::Kind::Error, &format!("{name}: is not on the line after the previous match"), &[]);
+            self.print(
+                cs.loc,
+                source::Kind::Error,
+                &format!("{name}: is not on the line after the previous match"),
+                &[],
+            );
         } else {
             return false;
         }
-        self.print(self.at(sk.1), source::Kind::Note, "'next' match was here", &[]);
-        self.print(self.at(sk.0), source::Kind::Note, "previous match ended here", &[]);
+        self.print(
+            self.at(sk.1),
+            source::Kind::Note,
+            "'next' match was here",
+            &[],
+        );
+        self.print(
+            self.at(sk.0),
+            source::Kind::Note,
+            "previous match ended here",
+            &[],
+        );
         if n != 0 {
             let f = sk.0 + first.unwrap_or(0);
-            self.print(self.at(f), source::Kind::Note, "non-matching line after previous match is here", &[]);
+            self.print(
+                self.at(f),
+                source::Kind::Note,
+                "non-matching line after previous match is here",
+                &[],
+            );
         }
         true
     }
@@ -535,11 +632,24 @@ impl<'a> Matcher<'a> {
             self.print(
                 cs.loc,
                 source::Kind::Error,
-                &format!("{}-SAME: is not on the same line as the previous match", cs.prefix),
+                &format!(
+                    "{}-SAME: is not on the same line as the previous match",
+                    cs.prefix
+                ),
                 &[],
             );
-            self.print(self.at(sk.1), source::Kind::Note, "'next' match was here", &[]);
-            self.print(self.at(sk.0), source::Kind::Note, "previous match ended here", &[]);
+            self.print(
+                self.at(sk.1),
+                source::Kind::Note,
+                "'next' match was here",
+                &[],
+            );
+            self.print(
+                self.at(sk.0),
+                source::Kind::Note,
+                "previous match ended here",
+                &[],
+            );
             return true;
         }
         false
@@ -556,7 +666,13 @@ impl<'a> Matcher<'a> {
         fail
     }
 
-    fn check_dag<'c>(&mut self, cs: &'c CheckString, s: usize, e: usize, nots: &mut Vec<&'c DagNot>) -> Option<usize> {
+    fn check_dag<'c>(
+        &mut self,
+        cs: &'c CheckString,
+        s: usize,
+        e: usize,
+        nots: &mut Vec<&'c DagNot>,
+    ) -> Option<usize> {
         if cs.dag_not.is_empty() {
             return Some(s);
         }
@@ -637,7 +753,13 @@ impl<'a> Matcher<'a> {
         Some(start)
     }
 
-    fn check_string(&mut self, cs: &CheckString, s: usize, e: usize, label_scan: bool) -> Option<(usize, usize)> {
+    fn check_string(
+        &mut self,
+        cs: &CheckString,
+        s: usize,
+        e: usize,
+        label_scan: bool,
+    ) -> Option<(usize, usize)> {
         let mut last_pos = s;
         let mut nots: Vec<&DagNot> = Vec::new();
         if !label_scan {
@@ -671,7 +793,12 @@ impl<'a> Matcher<'a> {
                         }
                     }
                 } else {
-                    self.diag(&cs.pat, MatchTy::FoundButWrongLine, (first, first + len), String::new());
+                    self.diag(
+                        &cs.pat,
+                        MatchTy::FoundButWrongLine,
+                        (first, first + len),
+                        String::new(),
+                    );
                 }
                 return None;
             }

@@ -232,9 +232,14 @@ impl PrefixMatcher {
 fn validate(kind: &str, seen: &mut BTreeSet<String>, list: &[String]) -> Result<(), String> {
     for p in list {
         if p.is_empty() {
-            return Err(format!("error: supplied {kind} prefix must not be the empty string\n"));
+            return Err(format!(
+                "error: supplied {kind} prefix must not be the empty string\n"
+            ));
         }
-        if !p.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-') {
+        if !p
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+        {
             return Err(format!(
                 "error: supplied {kind} prefix must start with a letter and contain only alphanumeric characters, hyphens, and underscores: '{p}'\n"
             ));
@@ -294,7 +299,13 @@ fn define_cmdline(sm: &mut SourceMgr, vars: &mut Vars, defs: &[String]) -> Resul
     for (start, len, _) in idx {
         let loc = Loc { buf, off: start };
         if len == 0 {
-            sm.print(&mut out, loc, source::Kind::Error, "missing equal sign in global definition", &[]);
+            sm.print(
+                &mut out,
+                loc,
+                source::Kind::Error,
+                "missing equal sign in global definition",
+                &[],
+            );
             continue;
         }
         let def = &t[start..start + len];
@@ -305,7 +316,13 @@ fn define_cmdline(sm: &mut SourceMgr, vars: &mut Vars, defs: &[String]) -> Resul
                 vars: &mut *vars,
                 line: None,
             };
-            let blk = match ep.parse_block(S { p: start + 1, e: start + len }, false) {
+            let blk = match ep.parse_block(
+                S {
+                    p: start + 1,
+                    e: start + len,
+                },
+                false,
+            ) {
                 Ok(b) => b,
                 Err(e) => {
                     sm.print(&mut out, e.loc, source::Kind::Error, &e.msg, &[]);
@@ -316,12 +333,24 @@ fn define_cmdline(sm: &mut SourceMgr, vars: &mut Vars, defs: &[String]) -> Resul
                 Some(Ok(v)) => v,
                 Some(Err(crate::numeric::EvalError::Undef(us))) => {
                     for (name, l) in us {
-                        sm.print(&mut out, l, source::Kind::Error, &format!("undefined variable: {name}"), &[]);
+                        sm.print(
+                            &mut out,
+                            l,
+                            source::Kind::Error,
+                            &format!("undefined variable: {name}"),
+                            &[],
+                        );
                     }
                     continue;
                 }
                 _ => {
-                    sm.print(&mut out, loc, source::Kind::Error, "unable to represent numeric value", &[]);
+                    sm.print(
+                        &mut out,
+                        loc,
+                        source::Kind::Error,
+                        "unable to represent numeric value",
+                        &[],
+                    );
                     continue;
                 }
             };
@@ -332,7 +361,10 @@ fn define_cmdline(sm: &mut SourceMgr, vars: &mut Vars, defs: &[String]) -> Resul
             }
         } else {
             let eq = def.iter().position(|&c| c == b'=').unwrap();
-            let mut s = S { p: start, e: start + eq };
+            let mut s = S {
+                p: start,
+                e: start + eq,
+            };
             let ep = ExprParser {
                 t: &t,
                 buf,
@@ -375,18 +407,30 @@ fn define_cmdline(sm: &mut SourceMgr, vars: &mut Vars, defs: &[String]) -> Resul
     if out.is_empty() {
         Ok(())
     } else {
-        Err(String::from_utf8_lossy(&out).into_owned())
+        // Every definition error goes through logAllUnhandledErrors: one blank line each.
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let mut res = String::new();
+        for (i, l) in text.split_inclusive('\n').enumerate() {
+            res.push_str(l);
+            if i % 3 == 2 {
+                res.push('\n');
+            }
+        }
+        Err(res)
     }
 }
 
 impl CheckFile {
-    /// Parses a check file (raw bytes; canonicalised here) named `name`.
-    pub fn parse_named(name: &str, src: &[u8], opts: &Options) -> Result<CheckFile, Diags> {
+    /// Checks done before the check file is read: `-D` syntax and prefixes.
+    pub fn pre_validate(opts: &Options) -> Result<(), Diags> {
         let fail = |text: String| Diags { text, code: 2 };
-        validate_prefixes(opts).map_err(fail)?;
         for d in &opts.defines {
             match d.find('=') {
-                None => return Err(fail(format!("Missing equal sign in command-line definition '-D{d}'\n"))),
+                None => {
+                    return Err(fail(format!(
+                        "Missing equal sign in command-line definition '-D{d}'\n"
+                    )));
+                }
                 Some(0) => {
                     return Err(fail(format!(
                         "Missing variable name in command-line definition '-D{d}'\n"
@@ -395,6 +439,13 @@ impl CheckFile {
                 _ => {}
             }
         }
+        validate_prefixes(opts).map_err(fail)
+    }
+
+    /// Parses a check file (raw bytes; canonicalised here) named `name`.
+    pub fn parse_named(name: &str, src: &[u8], opts: &Options) -> Result<CheckFile, Diags> {
+        let fail = |text: String| Diags { text, code: 2 };
+        CheckFile::pre_validate(opts)?;
         let mut sm = SourceMgr::default();
         let check_buf = sm.add(name, source::canonicalize(src, opts.strict_whitespace));
         let mut vars = Vars::default();
@@ -409,6 +460,9 @@ impl CheckFile {
         let mut errs = Vec::new();
         let perr = |sm: &SourceMgr, errs: &mut Vec<u8>, e: PatErr| -> Diags {
             sm.print(errs, e.err.loc, source::Kind::Error, &e.err.msg, &[]);
+            if e.logged {
+                errs.push(b'\n');
+            }
             Diags {
                 text: String::from_utf8_lossy(errs).into_owned(),
                 code: if e.exit1 { 1 } else { 2 },
@@ -485,16 +539,38 @@ impl CheckFile {
                 _ => pos + prefix.len(),
             };
             pos = after_pos;
-            let at = |off| Loc { buf: check_buf, off };
+            let at = |off| Loc {
+                buf: check_buf,
+                off,
+            };
             let ty = match ty {
                 Found::Misspelled(_) => {
-                    let d = String::from_utf8_lossy(&t[prefix_start..after.unwrap_or(t.len())]).into_owned();
-                    sm.print(&mut errs, at(prefix_start), source::Kind::Error, &format!("misspelled directive '{d}'"), &[]);
-                    return Err(Diags { text: String::from_utf8_lossy(&errs).into_owned(), code: 2 });
+                    let d = String::from_utf8_lossy(&t[prefix_start..after.unwrap_or(t.len())])
+                        .into_owned();
+                    sm.print(
+                        &mut errs,
+                        at(prefix_start),
+                        source::Kind::Error,
+                        &format!("misspelled directive '{d}'"),
+                        &[],
+                    );
+                    return Err(Diags {
+                        text: String::from_utf8_lossy(&errs).into_owned(),
+                        code: 2,
+                    });
                 }
                 Found::BadNot => {
-                    sm.print(&mut errs, at(pos), source::Kind::Error, &format!("unsupported -NOT combo on prefix '{prefix}'"), &[]);
-                    return Err(Diags { text: String::from_utf8_lossy(&errs).into_owned(), code: 2 });
+                    sm.print(
+                        &mut errs,
+                        at(pos),
+                        source::Kind::Error,
+                        &format!("unsupported -NOT combo on prefix '{prefix}'"),
+                        &[],
+                    );
+                    return Err(Diags {
+                        text: String::from_utf8_lossy(&errs).into_owned(),
+                        code: 2,
+                    });
                 }
                 Found::BadCount => {
                     sm.print(
@@ -504,7 +580,10 @@ impl CheckFile {
                         &format!("invalid count in -COUNT specification on prefix '{prefix}'"),
                         &[],
                     );
-                    return Err(Diags { text: String::from_utf8_lossy(&errs).into_owned(), code: 2 });
+                    return Err(Diags {
+                        text: String::from_utf8_lossy(&errs).into_owned(),
+                        code: 2,
+                    });
                 }
                 Found::Comment => None,
                 Found::Check(ty) => Some(ty),
@@ -525,7 +604,17 @@ impl CheckFile {
             let Some(ty) = ty else {
                 continue;
             };
-            let pat = match Pattern::parse(&t, check_buf, ps, pe, ty, &prefix, Some(line), po, &mut vars) {
+            let pat = match Pattern::parse(
+                &t,
+                check_buf,
+                ps,
+                pe,
+                ty,
+                &prefix,
+                Some(line),
+                po,
+                &mut vars,
+            ) {
                 Ok(p) => p,
                 Err(e) => return Err(perr(&sm, &mut errs, e)),
             };
@@ -537,7 +626,10 @@ impl CheckFile {
                     &format!("found '{prefix}-LABEL:' with variable definition or use"),
                     &[],
                 );
-                return Err(Diags { text: String::from_utf8_lossy(&errs).into_owned(), code: 2 });
+                return Err(Diags {
+                    text: String::from_utf8_lossy(&errs).into_owned(),
+                    code: 2,
+                });
             }
             if matches!(ty.kind, Kind::Next | Kind::Same | Kind::Empty) && strings.is_empty() {
                 let tn = match ty.kind {
@@ -552,7 +644,10 @@ impl CheckFile {
                     &format!("found '{prefix}-{tn}' without previous '{prefix}: line"),
                     &[],
                 );
-                return Err(Diags { text: String::from_utf8_lossy(&errs).into_owned(), code: 2 });
+                return Err(Diags {
+                    text: String::from_utf8_lossy(&errs).into_owned(),
+                    code: 2,
+                });
             }
             if matches!(ty.kind, Kind::Dag | Kind::Not) {
                 dag_not.push(DagNot { pat, prefix });
@@ -578,7 +673,10 @@ impl CheckFile {
             )));
         }
         if !dag_not.is_empty() {
-            let loc = Loc { buf: check_buf, off: pos.min(t.len()) };
+            let loc = Loc {
+                buf: check_buf,
+                off: pos.min(t.len()),
+            };
             strings.push(CheckString {
                 pat: Pattern::eof(loc, line + 1),
                 prefix: prefixes[0].clone(),

@@ -170,11 +170,17 @@ pub struct PatErr {
     pub err: PErr,
     /// LLVM exits with status 1 instead of 2 for this error.
     pub exit1: bool,
+    /// Reported through LLVM's `logAllUnhandledErrors` (adds a blank line).
+    pub logged: bool,
 }
 
 impl From<PErr> for PatErr {
     fn from(err: PErr) -> PatErr {
-        PatErr { err, exit1: false }
+        PatErr {
+            err,
+            exit1: false,
+            logged: true,
+        }
     }
 }
 
@@ -185,6 +191,7 @@ fn perr(buf: usize, off: usize, msg: impl Into<String>) -> PatErr {
             msg: msg.into(),
         },
         exit1: false,
+        logged: false,
     }
 }
 
@@ -298,7 +305,8 @@ impl Pattern {
             p.fixed = Some(pat.to_vec());
             return Ok(p);
         }
-        if !full_here && (pat.len() < 2 || (find(pat, b"{{").is_none() && find(pat, b"[[").is_none()))
+        if !full_here
+            && (pat.len() < 2 || (find(pat, b"{{").is_none() && find(pat, b"[[").is_none()))
         {
             p.fixed = Some(pat.to_vec());
             return Ok(p);
@@ -362,6 +370,7 @@ impl Pattern {
                 let mut legacy = false;
                 let mut def_name = String::new();
                 let mut subst_name = String::new();
+                let mut subst_at = S { p: 0, e: 0 };
                 let mut match_re: Option<(Vec<u8>, String, usize)> = None; // llvm, rust, groups
                 let mut num_var = None;
                 let mut num_ast = None;
@@ -370,7 +379,10 @@ impl Pattern {
                 if !is_num {
                     let colon = memchr::memchr(b':', &t[ms.p..ms.e]).map(|x| ms.p + x);
                     let name_end = colon.unwrap_or(ms.e);
-                    if let Some(sp) = t[ms.p..name_end].iter().position(|&c| c == b' ' || c == b'\t') {
+                    if let Some(sp) = t[ms.p..name_end]
+                        .iter()
+                        .position(|&c| c == b' ' || c == b'\t')
+                    {
                         return Err(perr(buf, ms.p + sp, "unexpected whitespace"));
                     }
                     let orig = ms;
@@ -386,7 +398,11 @@ impl Pattern {
                     subst_needed = !is_def;
                     if is_def {
                         if pseudo || t.get(ms.p) != Some(&b':') || ms.p >= ms.e {
-                            return Err(perr(buf, name.p, "invalid name in string variable definition"));
+                            return Err(perr(
+                                buf,
+                                name.p,
+                                "invalid name in string variable definition",
+                            ));
                         }
                         ms.p += 1;
                         if vars.num_table.contains_key(&n) {
@@ -412,6 +428,7 @@ impl Pattern {
                             return Err(perr(buf, name.p, "invalid name in string variable use"));
                         }
                         subst_name = n;
+                        subst_at = name;
                     }
                 }
                 if is_num {
@@ -461,11 +478,16 @@ impl Pattern {
                     cur_paren += g;
                 }
                 if subst_needed {
-                    let sub_loc = Loc { buf, off: ms.p };
-                    let sub_text = String::from_utf8_lossy(&t[ms.p..ms.e]).into_owned();
+                    let at = if is_num { ms } else { subst_at };
+                    let sub_loc = Loc { buf, off: at.p };
+                    let sub_text = String::from_utf8_lossy(&t[at.p..at.e]).into_owned();
                     if !is_num && let Some(d) = str_defs.iter().find(|d| d.0 == subst_name) {
                         if d.2 < 1 || d.2 > 9 {
-                            return Err(perr(buf, ms.p, "Can't back-reference more than 9 variables"));
+                            return Err(perr(
+                                buf,
+                                ms.p,
+                                "Can't back-reference more than 9 variables",
+                            ));
                         }
                         flush(&mut p, &mut re);
                         p.llvm_re.extend_from_slice(format!("\\{}", d.2).as_bytes());

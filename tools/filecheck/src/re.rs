@@ -99,7 +99,13 @@ impl Re {
     }
 
     /// Capture spans of the named groups for the match `[s, e)`.
-    pub fn captures(&self, hay: &[u8], s: usize, e: usize, names: &[String]) -> Vec<Option<(usize, usize)>> {
+    pub fn captures(
+        &self,
+        hay: &[u8],
+        s: usize,
+        e: usize,
+        names: &[String],
+    ) -> Vec<Option<(usize, usize)>> {
         let caps_re = self
             .caps
             .get_or_init(|| {

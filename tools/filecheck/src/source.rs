@@ -110,18 +110,19 @@ impl SourceMgr {
     }
 
     /// Prints a message like `SMDiagnostic::print` does (no colours).
-    pub fn print(
-        &self,
-        out: &mut Vec<u8>,
-        loc: Loc,
-        kind: Kind,
-        msg: &str,
-        ranges: &[(Loc, Loc)],
-    ) {
+    pub fn print(&self, out: &mut Vec<u8>, loc: Loc, kind: Kind, msg: &str, ranges: &[(Loc, Loc)]) {
         let src = &self.bufs[loc.buf];
         let (line, col) = src.line_col(loc.off);
         out.extend_from_slice(
-            format!("{}:{}:{}: {}: {}\n", src.name, line, col, kind.as_str(), msg).as_bytes(),
+            format!(
+                "{}:{}:{}: {}: {}\n",
+                src.name,
+                line,
+                col,
+                kind.as_str(),
+                msg
+            )
+            .as_bytes(),
         );
         let (ls, le) = src.line_range(line);
         let text = &src.text[ls..le];

@@ -74,7 +74,9 @@ fn summarize(code: i32, stderr: &[u8], check: &str) -> (i32, String) {
         return (0, "-".into());
     }
     let s = String::from_utf8_lossy(stderr);
-    let line = first_error_line(&s, check).map(|l| l.to_string()).unwrap_or_else(|| "-".into());
+    let line = first_error_line(&s, check)
+        .map(|l| l.to_string())
+        .unwrap_or_else(|| "-".into());
     (code, line)
 }
 
@@ -115,7 +117,11 @@ fn run_llvm(fc: &Path, case: &Case, check_path: &Path) -> (i32, String) {
     });
     let out = child.wait_with_output().unwrap();
     w.join().unwrap();
-    summarize(out.status.code().unwrap_or(-1), &out.stderr, &check_path.to_string_lossy())
+    summarize(
+        out.status.code().unwrap_or(-1),
+        &out.stderr,
+        &check_path.to_string_lossy(),
+    )
 }
 
 /// xorshift64* — deterministic, no extra crate.
@@ -138,7 +144,10 @@ impl Rng {
     }
 }
 
-const WORDS: &[&str] = &["foo", "bar", "baz", "add", "mul", "%1", "%2", "r1", "r2", "x", "Y", "12", "0x1f", "f32", "=", ","];
+const WORDS: &[&str] = &[
+    "foo", "bar", "baz", "add", "mul", "%1", "%2", "r1", "r2", "x", "Y", "12", "0x1f", "f32", "=",
+    ",",
+];
 
 fn gen_case(rng: &mut Rng, idx: usize) -> Case {
     let nlines = 2 + rng.below(8);
@@ -152,14 +161,31 @@ fn gen_case(rng: &mut Rng, idx: usize) -> Case {
         let mut l = String::new();
         for k in 0..n {
             if k > 0 {
-                l.push_str(if rng.chance(10) { "  " } else if rng.chance(5) { "\t" } else { " " });
+                l.push_str(if rng.chance(10) {
+                    "  "
+                } else if rng.chance(5) {
+                    "\t"
+                } else {
+                    " "
+                });
             }
             l.push_str(rng.pick(WORDS));
         }
         lines.push(l);
     }
     let input = lines.join("\n") + "\n";
-    let kinds = ["CHECK", "CHECK", "CHECK", "CHECK-NEXT", "CHECK-SAME", "CHECK-NOT", "CHECK-DAG", "CHECK-LABEL", "CHECK-EMPTY", "CHECK-COUNT-2"];
+    let kinds = [
+        "CHECK",
+        "CHECK",
+        "CHECK",
+        "CHECK-NEXT",
+        "CHECK-SAME",
+        "CHECK-NOT",
+        "CHECK-DAG",
+        "CHECK-LABEL",
+        "CHECK-EMPTY",
+        "CHECK-COUNT-2",
+    ];
     let ndir = 1 + rng.below(6);
     let mut check = String::new();
     let mut cursor = 0usize;
@@ -189,13 +215,26 @@ fn gen_case(rng: &mut Rng, idx: usize) -> Case {
             pat = pat.replacen(toks.first().copied().unwrap_or("foo"), rng.pick(WORDS), 1);
         }
         if rng.chance(15) && kind != "CHECK-LABEL" {
-            pat = format!("{pat} {}", rng.pick(&["{{[a-z]+}}", "{{[0-9]+}}", "{{.*}}", "{{%[0-9]}}", "{{(foo|ba)r?}}", "{{[[:alpha:]]+}}"]));
+            pat = format!(
+                "{pat} {}",
+                rng.pick(&[
+                    "{{[a-z]+}}",
+                    "{{[0-9]+}}",
+                    "{{.*}}",
+                    "{{%[0-9]}}",
+                    "{{(foo|ba)r?}}",
+                    "{{[[:alpha:]]+}}"
+                ])
+            );
         }
         if rng.chance(12) && kind != "CHECK-LABEL" {
             if have_var && rng.chance(50) {
                 pat = format!("{pat} [[V]]");
             } else {
-                pat = format!("[[V:{}]] {pat}", rng.pick(&["[a-z]+", "[0-9]+", "%[0-9]+", "r[0-9]"]));
+                pat = format!(
+                    "[[V:{}]] {pat}",
+                    rng.pick(&["[a-z]+", "[0-9]+", "%[0-9]+", "r[0-9]"])
+                );
                 have_var = true;
             }
         }
@@ -244,10 +283,18 @@ fn differential_against_llvm() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "case"))
-        .map(|p| parse_case(&p.file_stem().unwrap().to_string_lossy(), &std::fs::read(&p).unwrap()))
+        .map(|p| {
+            parse_case(
+                &p.file_stem().unwrap().to_string_lossy(),
+                &std::fs::read(&p).unwrap(),
+            )
+        })
         .collect();
     cases.sort_by(|a, b| a.name.cmp(&b.name));
-    assert!(cases.len() >= 150, "expected at least 150 hand-written cases");
+    assert!(
+        cases.len() >= 150,
+        "expected at least 150 hand-written cases"
+    );
     let tmp = tmpdir();
     let check_path = tmp.join("check.txt");
     let mut mismatches = Vec::new();
@@ -256,17 +303,29 @@ fn differential_against_llvm() {
         let ours = run_ours(c, &check_path);
         let exp = c.expect.clone().expect("case without expect line");
         if ours != exp {
-            mismatches.push(format!("{}: recorded LLVM {:?}, xir {:?}", c.name, exp, ours));
+            mismatches.push(format!(
+                "{}: recorded LLVM {:?}, xir {:?}",
+                c.name, exp, ours
+            ));
         }
     }
     // 2. Live comparison.
     let Some(fc) = llvm_filecheck() else {
         if std::env::var("XIR_REQUIRE_LLVM").as_deref() == Ok("1") {
-            panic!("XIR_REQUIRE_LLVM=1 but LLVM FileCheck was not found (set LLVM_FILECHECK or install llvm-19-tools)");
+            panic!(
+                "XIR_REQUIRE_LLVM=1 but LLVM FileCheck was not found (set LLVM_FILECHECK or install llvm-19-tools)"
+            );
         }
         eprintln!("\n!!!!!!!! SKIPPED live differential test: LLVM FileCheck not found !!!!!!!!");
-        eprintln!("!!!!!!!! install llvm-19-tools or set LLVM_FILECHECK; recorded cases still ran !!!!!!!!\n");
-        assert!(mismatches.is_empty(), "{} mismatches:\n{}", mismatches.len(), mismatches.join("\n"));
+        eprintln!(
+            "!!!!!!!! install llvm-19-tools or set LLVM_FILECHECK; recorded cases still ran !!!!!!!!\n"
+        );
+        assert!(
+            mismatches.is_empty(),
+            "{} mismatches:\n{}",
+            mismatches.len(),
+            mismatches.join("\n")
+        );
         return;
     };
     let mut rng = Rng(0x9E3779B97F4A7C15);
@@ -290,7 +349,10 @@ fn differential_against_llvm() {
                     String::from_utf8_lossy(&c.input)
                 );
             }
-            mismatches.push(format!("{}: LLVM {:?}, xir {:?}{}", c.name, theirs, ours, detail));
+            mismatches.push(format!(
+                "{}: LLVM {:?}, xir {:?}{}",
+                c.name, theirs, ours, detail
+            ));
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
@@ -302,5 +364,10 @@ fn differential_against_llvm() {
     );
     assert!(total >= 300);
     assert!(failing * 10 >= total * 3, "fewer than 30% failing pairs");
-    assert!(mismatches.is_empty(), "{} mismatches:\n{}", mismatches.len(), mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
 }

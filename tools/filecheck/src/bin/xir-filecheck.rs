@@ -12,7 +12,11 @@ fn main() {
         while let Some(a) = it.next() {
             let b = a.trim_start_matches('-');
             if b.starts_with("input-file") && a.starts_with('-') {
-                let v = if let Some(p) = b.find('=') { Some(b[p + 1..].to_string()) } else { it.peek().map(|s| s.to_string()) };
+                let v = if let Some(p) = b.find('=') {
+                    Some(b[p + 1..].to_string())
+                } else {
+                    it.peek().map(|s| s.to_string())
+                };
                 input_is_file = v.is_some_and(|v| v != "-");
             }
         }
