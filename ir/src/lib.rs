@@ -28,6 +28,7 @@ pub mod module;
 pub mod op;
 pub mod source_map;
 pub mod structural_eq;
+pub mod testgen;
 pub mod text;
 pub mod types;
 pub mod uses;
