@@ -4,7 +4,9 @@
 mod const_fold;
 mod dce;
 mod mem2reg;
+mod phi_cleanup;
 mod reg2mem;
+mod simplify_cfg;
 
 use crate::pass::{Pass, PassContext, PassRun};
 use xir_ir::analysis::{Cfg, DomTree};

@@ -167,3 +167,27 @@ pub fn is_loop_prepare_exit(
         _ => false,
     }
 }
+
+/// Blocks reachable from the body along operand edges, in depth-first pre-order (the
+/// default traversal order of upstream's block walks).
+pub fn preorder(f: &Function) -> Vec<BlockId> {
+    let own = owned(f);
+    let mut seen: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    let mut out = Vec::new();
+    let Some(entry) = f.body else { return out };
+    let mut stack = vec![entry];
+    while let Some(b) = stack.pop() {
+        if seen[b] || !own[b] {
+            continue;
+        }
+        seen[b] = true;
+        out.push(b);
+        let succs = f.successors(b);
+        for s in succs.into_iter().rev() {
+            if !seen[s] {
+                stack.push(s);
+            }
+        }
+    }
+    out
+}
