@@ -31,6 +31,7 @@ pub mod text;
 pub mod types;
 pub mod uses;
 pub mod value;
+pub mod verify;
 
 pub use entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use function::{ArgData, ArgKind, BlockData, Function, FunctionKind};
