@@ -66,7 +66,6 @@ fn keeps_side_effects() {
         &[c],
     );
     t.ret(e, None);
-    // The first assert has no operand; it is kept anyway (volatile).
     let before = t.count(|_| true);
     let r = t.run(&dce());
     assert!(!r.changed);
