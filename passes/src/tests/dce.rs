@@ -46,15 +46,6 @@ fn keeps_side_effects() {
     let one = t.ci32(1);
     t.store(e, p, one);
     let v = t.load(e, i32t, p);
-    let u = t.ins(
-        e,
-        InstKind::Assert {
-            message: String::new(),
-        },
-        None,
-        &[],
-    );
-    let _ = u;
     let boolt = t.boolt();
     let c = t.arith(e, A::BinaryEqual, boolt, &[v, one]);
     t.ins(
