@@ -142,10 +142,10 @@ pub fn loop_prepares(f: &Function) -> SecondaryMap<BlockId, Option<InstId>> {
         let Some(term) = f.terminator(b) else {
             continue;
         };
-        if let InstKind::Loop { .. } = f.insts[term].kind {
-            if let Some(p) = f.insts[term].operand_blocks().next() {
-                m[p] = Some(term);
-            }
+        if let (InstKind::Loop { .. }, Some(p)) =
+            (&f.insts[term].kind, f.insts[term].operand_blocks().next())
+        {
+            m[p] = Some(term);
         }
     }
     m
