@@ -43,7 +43,9 @@ impl AnalysisCache {
     /// The analysis `A` of `f`, computed if not cached.
     pub fn get<A: Analysis>(&mut self, module: &Module, f: FuncId) -> Rc<A> {
         let key = (f, TypeId::of::<A>());
-        if let Some(Ok(a)) = self.entries.get(&key).map(|a| a.clone().downcast::<A>()) {
+        if let Some(a) = self.entries.get(&key)
+            && let Ok(a) = a.clone().downcast::<A>()
+        {
             return a;
         }
         self.computed += 1;
