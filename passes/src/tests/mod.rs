@@ -3,6 +3,7 @@
 
 mod const_fold;
 mod dce;
+mod fuzz;
 mod mem2reg;
 mod phi_cleanup;
 mod reg2mem;

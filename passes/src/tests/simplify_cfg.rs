@@ -123,3 +123,24 @@ fn threads_empty_block_and_keeps_loop_prepare() {
     assert_eq!(stat(&res, "folded_constant_cond_br"), 1); // merge's identical targets
     assert!(!t.run(&sc()).changed);
 }
+
+#[test]
+fn threads_empty_if_arm_and_stays_valid() {
+    let mut t = T::callable(None);
+    let e = t.block();
+    let th = t.block();
+    let el = t.block();
+    let m = t.block();
+    let boolt = t.boolt();
+    let c = t.arg(boolt);
+    t.ins(e, InstKind::If { merge: Some(m) }, None, &[c, Value::Block(th), Value::Block(el)]);
+    t.br(th, m);
+    t.ins(el, InstKind::Print { format: "x".into() }, None, &[]);
+    t.br(el, m);
+    t.ret(m, None);
+    let res = t.run(&sc());
+    assert_eq!(stat(&res, "threaded_empty_block"), 1);
+    assert_eq!(stat(&res, "removed_unreachable_block"), 1);
+    assert!(matches!(t.term(e).kind, InstKind::If { .. }));
+    assert_eq!(t.term(e).operands[1], Value::Block(m));
+}
