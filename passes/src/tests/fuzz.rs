@@ -13,8 +13,8 @@ use crate::transform::mem2reg::Mem2Reg;
 use crate::transform::phi_cleanup::PhiCleanup;
 use crate::transform::reg2mem::Reg2Mem;
 use crate::transform::simplify_cfg::SimplifyCfg;
-use xir_ir::structural_eq::structural_diff;
 use ArithmeticOp as A;
+use xir_ir::structural_eq::structural_diff;
 
 struct Rng(u64);
 
@@ -97,12 +97,22 @@ fn random_module(seed: u64) -> Module {
                     b,
                     InstKind::IndexedBranch { labels: vec![0, 1] },
                     None,
-                    &[sel, Value::Block(blocks[x]), Value::Block(blocks[y]), Value::Block(blocks[y])],
+                    &[
+                        sel,
+                        Value::Block(blocks[x]),
+                        Value::Block(blocks[y]),
+                        Value::Block(blocks[y]),
+                    ],
                 );
             }
             Term::If(th, el, m) => {
                 let (th, el, m) = (extra[th], extra[el], extra[m]);
-                t.ins(b, InstKind::If { merge: Some(m) }, None, &[flag, Value::Block(th), Value::Block(el)]);
+                t.ins(
+                    b,
+                    InstKind::If { merge: Some(m) },
+                    None,
+                    &[flag, Value::Block(th), Value::Block(el)],
+                );
                 t.br(th, m);
                 t.br(el, m);
                 t.ret(m, Some(args[1]));
@@ -141,17 +151,26 @@ fn random_module(seed: u64) -> Module {
                 }
                 2 if !slots.is_empty() => {
                     let p = slots[rng.below(slots.len())];
-                    Some(t.func().insert_inst_before(term, InstData::new(InstKind::Load, Some(i32t), [p])))
+                    Some(
+                        t.func().insert_inst_before(
+                            term,
+                            InstData::new(InstKind::Load, Some(i32t), [p]),
+                        ),
+                    )
                 }
                 3 if !slots.is_empty() => {
                     let p = slots[rng.below(slots.len())];
                     let v = avail[rng.below(avail.len())];
-                    t.func().insert_inst_before(term, InstData::new(InstKind::Store, None, [p, v]));
+                    t.func()
+                        .insert_inst_before(term, InstData::new(InstKind::Store, None, [p, v]));
                     None
                 }
                 4 => {
                     let v = avail[rng.below(avail.len())];
-                    t.func().insert_inst_before(term, InstData::new(InstKind::Print { format: "v".into() }, None, [v]));
+                    t.func().insert_inst_before(
+                        term,
+                        InstData::new(InstKind::Print { format: "v".into() }, None, [v]),
+                    );
                     None
                 }
                 _ => None,
@@ -194,14 +213,24 @@ fn random_module(seed: u64) -> Module {
         }
         let blocks_: Vec<BlockId> = inc.iter().map(|x| x.1).collect();
         let vals: Vec<Value> = inc.iter().map(|x| x.0).collect();
-        let phi = t.func().insert_inst_at(b, 0, InstData::new(InstKind::Phi { blocks: blocks_ }, Some(i32t), vals));
+        let phi = t.func().insert_inst_at(
+            b,
+            0,
+            InstData::new(InstKind::Phi { blocks: blocks_ }, Some(i32t), vals),
+        );
         if rng.chance(30) {
-            t.func().insts[phi].metadata.push(Metadata::Name("p".into()));
+            t.func().insts[phi]
+                .metadata
+                .push(Metadata::Name("p".into()));
         }
         // Use it before the terminator sometimes.
         if rng.chance(70) {
             let term = t.m.func(t.f).terminator(b).expect("terminated");
-            let d = InstData::new(InstKind::Print { format: "p".into() }, None, [Value::Inst(phi)]);
+            let d = InstData::new(
+                InstKind::Print { format: "p".into() },
+                None,
+                [Value::Inst(phi)],
+            );
             t.func().insert_inst_before(term, d);
         }
     }
@@ -214,7 +243,10 @@ fn run_pass(m: &mut Module, pass: &dyn Pass, what: &str, seed: u64) -> bool {
         .run(m, &mut PassContext::default())
         .unwrap_or_else(|e| panic!("seed {seed}: {what} failed: {e}"));
     let diags = xir_ir::verify::verify_module(m, &xir_ir::verify::VerifyOptions::default(), None);
-    assert!(diags.is_empty(), "seed {seed}: {what} broke the module: {diags:#?}");
+    assert!(
+        diags.is_empty(),
+        "seed {seed}: {what} broke the module: {diags:#?}"
+    );
     if !r.changed {
         if let Some(d) = structural_diff(&before, m) {
             panic!("seed {seed}: {what} reported no change but changed: {d}");
@@ -237,11 +269,18 @@ fn passes() -> Vec<(&'static str, Box<dyn Pass>)> {
 #[test]
 fn random_modules_stay_valid_and_passes_are_idempotent() {
     let all = passes();
-    let seeds: u64 = std::env::var("XIR_FUZZ_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    let seeds: u64 = std::env::var("XIR_FUZZ_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
     for seed in 0..seeds {
         let m0 = random_module(seed);
-        let diags = xir_ir::verify::verify_module(&m0, &xir_ir::verify::VerifyOptions::default(), None);
-        assert!(diags.is_empty(), "seed {seed}: generator produced invalid IR: {diags:#?}");
+        let diags =
+            xir_ir::verify::verify_module(&m0, &xir_ir::verify::VerifyOptions::default(), None);
+        assert!(
+            diags.is_empty(),
+            "seed {seed}: generator produced invalid IR: {diags:#?}"
+        );
         for (name, p) in &all {
             let mut m = m0.clone();
             run_pass(&mut m, p.as_ref(), name, seed);

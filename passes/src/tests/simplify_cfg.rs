@@ -133,7 +133,12 @@ fn threads_empty_if_arm_and_stays_valid() {
     let m = t.block();
     let boolt = t.boolt();
     let c = t.arg(boolt);
-    t.ins(e, InstKind::If { merge: Some(m) }, None, &[c, Value::Block(th), Value::Block(el)]);
+    t.ins(
+        e,
+        InstKind::If { merge: Some(m) },
+        None,
+        &[c, Value::Block(th), Value::Block(el)],
+    );
     t.br(th, m);
     t.ins(el, InstKind::Print { format: "x".into() }, None, &[]);
     t.br(el, m);

@@ -311,7 +311,9 @@ fn eliminate_dead_values(f: &mut Function, info: &mut Info) {
         let mut seen: SecondaryMap<InstId, bool> = SecondaryMap::with_default(false);
         for &b in &cfg.rpo {
             for &i in &f.blocks[b].insts {
-                if matches!(f.insts[i].kind, InstKind::Alloca(_)) && write_only(&uses, f, i, &mut known) {
+                if matches!(f.insts[i].kind, InstKind::Alloca(_))
+                    && write_only(&uses, f, i, &mut known)
+                {
                     collect_users(&uses, i, &mut seen, &mut explicit);
                 }
             }
