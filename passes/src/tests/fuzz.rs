@@ -247,10 +247,10 @@ fn run_pass(m: &mut Module, pass: &dyn Pass, what: &str, seed: u64) -> bool {
         diags.is_empty(),
         "seed {seed}: {what} broke the module: {diags:#?}"
     );
-    if !r.changed {
-        if let Some(d) = structural_diff(&before, m) {
-            panic!("seed {seed}: {what} reported no change but changed: {d}");
-        }
+    if !r.changed
+        && let Some(d) = structural_diff(&before, m)
+    {
+        panic!("seed {seed}: {what} reported no change but changed: {d}");
     }
     r.changed
 }
