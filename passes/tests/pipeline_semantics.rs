@@ -401,3 +401,42 @@ fn normalize_times(line: &str) -> String {
     }
     out
 }
+
+#[test]
+fn remaining_pipeline_starts_at_the_failing_invocation() {
+    let mut m = module();
+    let text = "test-never-change, if !has-autodiff-scope { fixed-point fp max=4 { test-change-n{times=1}, test-panic, test-never-change } }, test-always-change";
+    let p = load(text);
+    let mut log = Vec::new();
+    let v = TerminatorVerifier;
+    let r = Runner::new(RunOptions::default(), &mut log)
+        .with_verifier(&v)
+        .run(&p, &mut m);
+    let f = r.failure.unwrap();
+    assert_eq!((f.kind, f.index), (FailureKind::Panic, Some(3)));
+    assert_eq!(
+        p.remaining_text(&f.trail),
+        "sequence fp{test-panic,test-never-change},fixed-point fp(max=3){test-change-n{times=1},test-panic,test-never-change},test-always-change"
+    );
+    // The remaining text is itself a loadable pipeline.
+    load(&p.remaining_text(&f.trail));
+}
+
+#[test]
+fn stop_before_leaves_the_module_as_the_previous_invocations_made_it() {
+    let mut m = module();
+    let opts = RunOptions {
+        stop_before: Some(3),
+        ..RunOptions::default()
+    };
+    let (r, _) = run_with(
+        "test-always-change, test-always-change, test-always-change required",
+        &mut m,
+        opts,
+    );
+    assert_eq!(r.failure.unwrap().kind, FailureKind::Stopped);
+    assert_eq!(
+        m.metadata,
+        vec![xir_ir::Metadata::Comment("test-always-change: 2".into())]
+    );
+}

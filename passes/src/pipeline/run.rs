@@ -49,6 +49,9 @@ pub struct RunOptions {
     pub bisect: Bisect,
     /// Upstream's `LUISA_XIR_TRACE_PASSES` log lines.
     pub trace: bool,
+    /// Stop (with [`FailureKind::Stopped`]) just before this invocation runs, leaving the
+    /// module as the previous invocations made it (reproducers use this).
+    pub stop_before: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -57,6 +60,7 @@ impl Default for RunOptions {
             verify_each: true,
             bisect: Bisect::Off,
             trace: false,
+            stop_before: None,
         }
     }
 }
@@ -110,6 +114,20 @@ pub enum FailureKind {
     NonConvergence,
     /// A `verify` entry ran without a verifier.
     NoVerifier,
+    /// [`RunOptions::stop_before`] was reached (not an error of the pipeline).
+    Stopped,
+}
+
+/// One level of the execution position: the entry index within its list, the current
+/// iteration when that entry is a group, and the branch taken when it is a condition.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Step {
+    /// Index of the entry in its list.
+    pub entry: usize,
+    /// Current iteration (1-based) of a group entry.
+    pub iter: u32,
+    /// Branch taken by a condition entry (true = then).
+    pub branch: bool,
 }
 
 /// A failed run.
@@ -123,6 +141,8 @@ pub struct Failure {
     pub path: String,
     /// Explanation (multi-line for verifier output).
     pub message: String,
+    /// Where execution was (outermost first), for [`Pipeline::remaining_text`].
+    pub trail: Vec<Step>,
 }
 
 /// The result of [`Runner::run`].
@@ -152,6 +172,7 @@ pub struct Runner<'a> {
     pending_verify: bool,
     changed_names: Vec<String>,
     refusals: Vec<(u64, String, String)>,
+    trail: Vec<Step>,
 }
 
 type Flow = Result<bool, Failure>;
@@ -171,6 +192,7 @@ impl<'a> Runner<'a> {
             pending_verify: false,
             changed_names: Vec::new(),
             refusals: Vec::new(),
+            trail: Vec::new(),
         }
     }
 
@@ -224,7 +246,14 @@ impl<'a> Runner<'a> {
         outer: Markers,
     ) -> Flow {
         let mut changed = false;
-        for (e, r) in es.iter().zip(rs.iter_mut()) {
+        self.trail.push(Step::default());
+        for (k, (e, r)) in es.iter().zip(rs.iter_mut()).enumerate() {
+            if let Some(top) = self.trail.last_mut() {
+                *top = Step {
+                    entry: k,
+                    ..Step::default()
+                };
+            }
             let markers = e.markers.or(outer);
             let path = if prefix.is_empty() {
                 e.segment.clone()
@@ -232,17 +261,20 @@ impl<'a> Runner<'a> {
                 format!("{prefix}/{}", e.segment)
             };
             r.visits += 1;
-            changed |= match &e.kind {
-                EntryKind::Pass(pe) => self.pass(pe, r, m, &path, markers)?,
-                EntryKind::Group(g) => self.group(g, r, m, &path, markers)?,
+            let step: Flow = match &e.kind {
+                EntryKind::Pass(pe) => self.pass(pe, r, m, &path, markers),
+                EntryKind::Group(g) => self.group(g, r, m, &path, markers),
                 EntryKind::If(i) => {
                     let holds = i.cond.eval(m) != i.negated;
+                    if let Some(top) = self.trail.last_mut() {
+                        top.branch = holds;
+                    }
                     let n = i.then_entries.len();
                     let (ts, fs) = r.children.split_at_mut(n);
                     if holds {
-                        self.list(&i.then_entries, ts, m, prefix, markers)?
+                        self.list(&i.then_entries, ts, m, prefix, markers)
                     } else {
-                        self.list(&i.else_entries, fs, m, prefix, markers)?
+                        self.list(&i.else_entries, fs, m, prefix, markers)
                     }
                 }
                 EntryKind::Verify(flags) => {
@@ -250,11 +282,20 @@ impl<'a> Runner<'a> {
                     let res = self.verify_entry(m, flags, &path);
                     r.invocations += 1;
                     r.elapsed += t.elapsed();
-                    res?;
-                    false
+                    res.map(|()| false)
                 }
             };
+            match step {
+                Ok(c) => changed |= c,
+                Err(mut f) => {
+                    if f.trail.is_empty() {
+                        f.trail = self.trail.clone();
+                    }
+                    return Err(f);
+                }
+            }
         }
+        self.trail.pop();
         Ok(changed)
     }
 
@@ -265,6 +306,7 @@ impl<'a> Runner<'a> {
                 index: None,
                 path: path.to_string(),
                 message: format!("'{path}' needs the verifier, but none is available"),
+                trail: Vec::new(),
             });
         };
         v.verify(m, flags).map_err(|msg| {
@@ -278,6 +320,7 @@ impl<'a> Runner<'a> {
                 index: None,
                 path: path.to_string(),
                 message: format!("{what} failed at '{path}':\n{msg}"),
+                trail: Vec::new(),
             }
         })
     }
@@ -308,6 +351,7 @@ impl<'a> Runner<'a> {
                     index,
                     path: path.to_string(),
                     message: format!("the module is invalid {at}:\n{msg}"),
+                    trail: Vec::new(),
                 })
             }
         }
@@ -339,6 +383,9 @@ impl<'a> Runner<'a> {
         let mut result = Ok(());
         for it in 1..=g.max {
             iterations += 1;
+            if let Some(top) = self.trail.last_mut() {
+                top.iter = it;
+            }
             let ipath = if g.requires_convergence {
                 format!("{path}[iter {it}]")
             } else {
@@ -405,6 +452,7 @@ impl<'a> Runner<'a> {
                     index: None,
                     path: path.to_string(),
                     message: msg,
+                    trail: Vec::new(),
                 });
             }
         }
@@ -427,6 +475,13 @@ impl<'a> Runner<'a> {
             pass: &pe.name,
             display: pe.display(),
         };
+        if self.options.stop_before == Some(index) {
+            return Err(fail(
+                FailureKind::Stopped,
+                &inv,
+                format!("stopped before invocation {index} ('{path}')"),
+            ));
+        }
         match self.options.bisect {
             Bisect::Limit(n) if index > n && !markers.required => {
                 self.line(&format!("BISECT: NOT running pass ({index}) {path}"));
@@ -591,6 +646,7 @@ fn fail(kind: FailureKind, inv: &Invocation<'_>, message: String) -> Failure {
         index: Some(inv.index),
         path: inv.path.to_string(),
         message,
+        trail: Vec::new(),
     }
 }
 
