@@ -1,0 +1,448 @@
+//! The `xir-bisect` command line: [`xir_bisect_main`] is the whole tool as a function
+//! (the binary and the corpus harness both call it).
+
+use super::{Bisection, ReportOptions, minimize, regress, render_report};
+use crate::exit;
+use crate::opt::{FailureClass, OptRunner};
+use crate::oracle::{Oracle, PredicateOracle};
+use crate::predicate::{Edit, Predicate};
+use crate::runner_from;
+use clap::{ArgGroup, Parser};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Exit statuses, also printed by `--help`.
+pub const EXIT_CODES: &str = "\
+EXIT STATUS:
+  0   first bad invocation found; its failure is a wrong output (xir-opt succeeded)
+  10  found; the first bad invocation crashes xir-opt
+  11  found; it refuses (abort-on-refusal)
+  12  found; the verifier rejects the module after it
+  13  found; xir-opt fails otherwise (pass error, non-convergence)
+  1   usage error (bad flags, unreadable files)
+  2   internal error in xir-bisect (a bug)
+  3   not bisectable: already bad with --bisect-limit=0 (the input or a required pass)
+  4   not bisectable: good even with the whole pipeline
+  5   undecided: the predicate could not run or asked to skip (--cmd exit 125 or >= 128)
+  6   the regression test written by --write-test does not reproduce (nothing written)
+With --minimize-pipeline the statuses 0 and 10-13 mean a minimal failing pipeline was
+found and say how it fails; 4 means the original pipeline is not bad.
+
+--cmd CMD runs `sh -c 'CMD \"$@\"' xir-bisect OUTPUT` (OUTPUT: a file holding xir-opt's
+standard output) with XIR_OPT_STATUS, XIR_OPT_CLASS and XIR_OPT_STDERR (a file) set.
+Its status follows `git bisect run`: 0 good, 1-127 except 125 bad, 125 cannot tell,
+128 and above abort. (xir-reduce --test uses the opposite sense: 0 = interesting.)
+";
+
+/// Parsed `xir-bisect` arguments.
+#[derive(Clone, Debug, Parser)]
+#[command(
+    name = "xir-bisect",
+    about = "Find the first xir-opt pass invocation that makes a run bad (or minimize the pipeline)",
+    disable_version_flag = true,
+    max_term_width = 100,
+    after_help = EXIT_CODES,
+    group(ArgGroup::new("predicate").required(true).args(
+        ["check_file", "crash", "refusal", "verifier", "any_failure", "spirv_val", "cmd", "lit"]
+    ))
+)]
+pub struct BisectCli {
+    /// Input module ('-' = standard input; with --lit: the test file itself)
+    #[arg(value_name = "INPUT")]
+    pub input: Option<String>,
+
+    /// Extra xir-opt arguments (after `--`)
+    #[arg(last = true, value_name = "XIR-OPT-ARGS")]
+    pub opt_args: Vec<String>,
+
+    /// Run these passes (xir-opt --passes)
+    #[arg(long, value_name = "LIST", help_heading = "Pipeline")]
+    pub passes: Option<String>,
+
+    /// Run this pipeline (xir-opt --pipeline)
+    #[arg(
+        long,
+        value_name = "NAME|FILE",
+        conflicts_with = "passes",
+        help_heading = "Pipeline"
+    )]
+    pub pipeline: Option<String>,
+
+    /// Bad = xir-filecheck FILE rejects the output (or xir-opt fails)
+    #[arg(long, value_name = "FILE", help_heading = "Predicate (choose one)")]
+    pub check_file: Option<PathBuf>,
+
+    /// FileCheck prefix for --check-file (repeatable; default CHECK)
+    #[arg(
+        long,
+        value_name = "P",
+        requires = "check_file",
+        help_heading = "Predicate (choose one)"
+    )]
+    pub check_prefix: Vec<String>,
+
+    /// Extra FileCheck argument for --check-file (repeatable)
+    #[arg(
+        long,
+        value_name = "ARG",
+        requires = "check_file",
+        allow_hyphen_values = true,
+        help_heading = "Predicate (choose one)"
+    )]
+    pub filecheck_arg: Vec<String>,
+
+    /// Bad = xir-opt crashes (a pass panics)
+    #[arg(long, help_heading = "Predicate (choose one)")]
+    pub crash: bool,
+
+    /// Bad = an abort-on-refusal entry refuses
+    #[arg(long, help_heading = "Predicate (choose one)")]
+    pub refusal: bool,
+
+    /// Bad = the verifier rejects the module after a pass
+    #[arg(long, help_heading = "Predicate (choose one)")]
+    pub verifier: bool,
+
+    /// Bad = xir-opt exits non-zero for any reason
+    #[arg(long, help_heading = "Predicate (choose one)")]
+    pub any_failure: bool,
+
+    /// Bad = spirv-val rejects the output (give xir-opt its SPIR-V output flags after --)
+    #[arg(long, help_heading = "Predicate (choose one)")]
+    pub spirv_val: bool,
+
+    /// The spirv-val program
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "spirv-val",
+        help_heading = "Predicate (choose one)"
+    )]
+    pub spirv_val_path: PathBuf,
+
+    /// Extra spirv-val argument (repeatable), e.g. --target-env=vulkan1.2
+    #[arg(
+        long,
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        help_heading = "Predicate (choose one)"
+    )]
+    pub spirv_val_arg: Vec<String>,
+
+    /// Bad = the shell command says so (see EXIT STATUS for its convention)
+    #[arg(long, value_name = "CMD", help_heading = "Predicate (choose one)")]
+    pub cmd: Option<String>,
+
+    /// Bad = the corpus test's RUN lines fail (xir-opt inside them gets the limit)
+    #[arg(long, value_name = "TEST", help_heading = "Predicate (choose one)")]
+    pub lit: Option<PathBuf>,
+
+    /// Shrink the pass list to a minimal pipeline that still fails the same way
+    #[arg(long, help_heading = "Actions")]
+    pub minimize_pipeline: bool,
+
+    /// Write a regression test (fails with N invocations, passes with N-1) to FILE
+    #[arg(long, value_name = "FILE", help_heading = "Actions")]
+    pub write_test: Option<PathBuf>,
+
+    /// Print only the diff, not the whole IR before and after
+    #[arg(long, help_heading = "Actions")]
+    pub diff_only: bool,
+
+    /// Run this xir-opt executable instead of the built-in driver
+    #[arg(long, value_name = "PATH", help_heading = "Actions")]
+    pub xir_opt: Option<PathBuf>,
+}
+
+impl BisectCli {
+    fn predicate(&self) -> Option<Predicate> {
+        if let Some(f) = &self.check_file {
+            let mut args: Vec<String> = self
+                .check_prefix
+                .iter()
+                .map(|p| format!("--check-prefix={p}"))
+                .collect();
+            args.extend(self.filecheck_arg.iter().cloned());
+            return Some(Predicate::Check {
+                file: f.clone(),
+                args,
+            });
+        }
+        if self.crash {
+            return Some(Predicate::Crash);
+        }
+        if self.refusal {
+            return Some(Predicate::Refusal);
+        }
+        if self.verifier {
+            return Some(Predicate::Verifier);
+        }
+        if self.any_failure {
+            return Some(Predicate::Failure);
+        }
+        if self.spirv_val {
+            return Some(Predicate::SpirvVal {
+                program: self.spirv_val_path.clone(),
+                args: self.spirv_val_arg.clone(),
+            });
+        }
+        self.cmd.as_ref().map(|c| Predicate::Command(c.clone()))
+    }
+
+    /// The `xir-opt` arguments: pipeline first, then the extra arguments.
+    pub fn xir_opt_args(&self) -> Vec<String> {
+        let mut a = Vec::new();
+        if let Some(p) = &self.passes {
+            a.push(format!("--passes={p}"));
+        }
+        if let Some(p) = &self.pipeline {
+            a.push(format!("--pipeline={p}"));
+        }
+        a.extend(self.opt_args.iter().cloned());
+        a
+    }
+}
+
+/// Whether a run with these arguments reads standard input.
+pub fn needs_stdin(args: &[String]) -> bool {
+    BisectCli::try_parse_from(std::iter::once("xir-bisect".to_string()).chain(args.iter().cloned()))
+        .map(|c| c.lit.is_none() && matches!(c.input.as_deref(), None | Some("-")))
+        .unwrap_or(false)
+}
+
+/// The exit status for a found failure of class `c`.
+pub fn status_for(c: FailureClass) -> i32 {
+    match c {
+        FailureClass::Success => exit::FOUND_WRONG_OUTPUT,
+        FailureClass::Crash => exit::FOUND_CRASH,
+        FailureClass::Refusal => exit::FOUND_REFUSAL,
+        FailureClass::Verifier => exit::FOUND_VERIFIER,
+        FailureClass::Error => exit::FOUND_OTHER,
+    }
+}
+
+/// Runs `xir-bisect ARGS`; returns the exit status. `builtin` is the linked-in
+/// `xir-opt`, if any (`--xir-opt PATH` overrides it).
+pub fn xir_bisect_main(
+    args: &[String],
+    stdin: &[u8],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    builtin: Option<crate::opt::OptMainFn>,
+) -> i32 {
+    let cli = match BisectCli::try_parse_from(
+        std::iter::once("xir-bisect".to_string()).chain(args.iter().cloned()),
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { 0 };
+            let text = e.render().to_string();
+            if code == 0 {
+                let _ = stdout.write_all(text.as_bytes());
+            } else {
+                let _ = stderr.write_all(text.as_bytes());
+            }
+            return code;
+        }
+    };
+    let runner = runner_from(cli.xir_opt.as_deref(), builtin);
+    crate::catch_internal("xir-bisect", stderr, |stderr| {
+        run(&cli, stdin, stdout, stderr, runner.as_ref())
+    })
+}
+
+fn read_input(cli: &BisectCli, stdin: &[u8]) -> Result<(Vec<u8>, String), String> {
+    match cli.input.as_deref() {
+        None | Some("-") => Ok((stdin.to_vec(), "<stdin>".into())),
+        Some(p) => std::fs::read(p)
+            .map(|b| (b, p.to_string()))
+            .map_err(|e| format!("cannot read '{p}': {e}")),
+    }
+}
+
+fn run(
+    cli: &BisectCli,
+    stdin: &[u8],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    runner: &dyn OptRunner,
+) -> i32 {
+    if let Some(test) = &cli.lit {
+        return crate::lit::run_lit_bisect(cli, test, stdout, stderr, runner);
+    }
+    let (input, _name) = match read_input(cli, stdin) {
+        Ok(x) => x,
+        Err(e) => {
+            let _ = writeln!(stderr, "xir-bisect: error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let Some(predicate) = cli.predicate() else {
+        let _ = writeln!(stderr, "xir-bisect: error: no predicate given");
+        return exit::USAGE;
+    };
+    let oracle = PredicateOracle {
+        runner,
+        predicate: predicate.clone(),
+        args: cli.xir_opt_args(),
+    };
+    if cli.minimize_pipeline {
+        return run_minimize(&oracle, &input, stdout, stderr);
+    }
+    let b = match super::bisect(&oracle, &input) {
+        Ok(b) => b,
+        Err(u) => {
+            let _ = writeln!(stderr, "xir-bisect: undecided: {u}");
+            return exit::UNDECIDED;
+        }
+    };
+    let report = render_report(
+        &b,
+        &oracle,
+        ReportOptions {
+            full_ir: !cli.diff_only,
+        },
+    );
+    let _ = stdout.write_all(report.as_bytes());
+    finish(cli, &b, &oracle, &input, &predicate, stdout, stderr)
+}
+
+/// Exit status after a bisection, writing the regression test if asked.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    cli: &BisectCli,
+    b: &Bisection,
+    oracle: &dyn Oracle,
+    input: &[u8],
+    predicate: &Predicate,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> i32 {
+    let Some((index, path)) = b.culprit() else {
+        return match b.result {
+            super::search::SearchResult::BadAtZero => exit::BAD_AT_ZERO,
+            _ => exit::GOOD_AT_END,
+        };
+    };
+    let class = b.at(index).map(|v| v.class).unwrap_or(FailureClass::Error);
+    if let Some(out) = &cli.write_test {
+        let failure = b
+            .at(index)
+            .map(super::failure_description)
+            .unwrap_or_default();
+        let text = match regress::render(&regress::TestSpec {
+            input: &String::from_utf8_lossy(input),
+            opt_args: &oracle.opt_args(),
+            predicate,
+            index,
+            path,
+            failure: &failure,
+        }) {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = writeln!(stderr, "xir-bisect: error: {e}");
+                return exit::USAGE;
+            }
+        };
+        match verify_test(&text, oracle, predicate, index) {
+            Ok(()) => {}
+            Err(e) => {
+                let _ = writeln!(
+                    stderr,
+                    "xir-bisect: the regression test does not reproduce: {e}"
+                );
+                return exit::TEST_MISMATCH;
+            }
+        }
+        if let Err(e) = std::fs::write(out, &text) {
+            let _ = writeln!(
+                stderr,
+                "xir-bisect: error: cannot write '{}': {e}",
+                out.display()
+            );
+            return exit::USAGE;
+        }
+        let _ = writeln!(
+            stdout,
+            "regression test: {} (fails with --bisect-limit={index}, passes with --bisect-limit={})",
+            out.display(),
+            index - 1
+        );
+    }
+    status_for(class)
+}
+
+/// Checks that the rendered test fails with `index` invocations and passes with one
+/// fewer, evaluating its own RUN semantics: its IR under the same `xir-opt` arguments
+/// and its own CHECK lines.
+fn verify_test(text: &str, oracle: &dyn Oracle, p: &Predicate, index: u64) -> Result<(), String> {
+    let dir = crate::util::TempDir::new("regress").map_err(|e| e.to_string())?;
+    let f = dir.join("regression.xir");
+    std::fs::write(&f, text).map_err(|e| e.to_string())?;
+    let own = PredicateOracle {
+        runner: oracle.runner(),
+        predicate: regress::self_predicate(p, &f),
+        args: oracle.opt_args(),
+    };
+    let ir = crate::util::strip_directives(text);
+    let bad = own
+        .eval(ir.as_bytes(), &Edit::limit(index as i64))
+        .map_err(|e| e.to_string())?;
+    let good = own
+        .eval(ir.as_bytes(), &Edit::limit(index as i64 - 1))
+        .map_err(|e| e.to_string())?;
+    match (bad.bad, good.bad) {
+        (true, false) => Ok(()),
+        (false, _) => Err(format!("it passes with --bisect-limit={index}")),
+        (true, true) => Err(format!("it fails with --bisect-limit={}", index - 1)),
+    }
+}
+
+/// `--minimize-pipeline`.
+pub fn run_minimize(
+    oracle: &dyn Oracle,
+    input: &[u8],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> i32 {
+    let _ = writeln!(stdout, "xir-bisect: predicate: {}", oracle.describe());
+    match minimize::minimize(oracle, input) {
+        Ok(m) => {
+            let _ = writeln!(stdout, "original pipeline: {}", m.original);
+            for l in &m.log {
+                let _ = writeln!(stdout, "  {l}");
+            }
+            let _ = writeln!(stdout, "minimal pipeline: {}", m.minimal);
+            let _ = writeln!(
+                stdout,
+                "  --passes={}",
+                crate::util::shell_quote(&m.minimal)
+            );
+            let _ = writeln!(
+                stdout,
+                "failure: {} ({} runs)",
+                match m.class {
+                    FailureClass::Success => "the predicate rejects the output".to_string(),
+                    c => format!("xir-opt fails with a {}", c.name()),
+                },
+                m.tests
+            );
+            status_for(m.class)
+        }
+        Err(minimize::MinimizeError::NotFailing) => {
+            let _ = writeln!(
+                stdout,
+                "result: the original pipeline is not bad; nothing to minimize"
+            );
+            exit::GOOD_AT_END
+        }
+        Err(minimize::MinimizeError::Pipeline(e)) => {
+            let _ = writeln!(stderr, "xir-bisect: error: {e}");
+            exit::USAGE
+        }
+        Err(minimize::MinimizeError::Undecided(u)) => {
+            let _ = writeln!(stderr, "xir-bisect: undecided: {u}");
+            exit::UNDECIDED
+        }
+    }
+}
