@@ -27,16 +27,19 @@ pub mod metadata;
 pub mod module;
 pub mod op;
 pub mod source_map;
+pub mod structural_eq;
 pub mod text;
 pub mod types;
 pub mod uses;
 pub mod value;
+pub mod verify;
 
 pub use entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use function::{ArgData, ArgKind, BlockData, Function, FunctionKind};
 pub use inst::{InstData, InstId, InstKind, InstTag};
 pub use metadata::{Metadata, MetadataKind, MetadataList};
 pub use module::{ConstData, Module, UndefData};
+pub use structural_eq::structural_diff;
 pub use types::{ScalarKind, Type, TypeData, TypeStore};
 pub use value::{ArgId, BlockId, ConstId, FuncId, SpecialRegister, UndefId, Value};
 
