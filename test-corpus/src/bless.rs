@@ -136,7 +136,7 @@ pub fn generate(output: &str, prefix: &str, scrub: &[&str]) -> Vec<String> {
             }
             // Copy literal text up to the next '%' or scrub candidate start.
             let next = rest[1..]
-                .find(|c: char| c == '%' || c == '/' || c == '<')
+                .find(['%', '/', '<'])
                 .map(|p| p + 1)
                 .unwrap_or(rest.len());
             pat.push_str(&escape_literal(&rest[..next]));
