@@ -29,6 +29,7 @@ use opt::{External, InProcess, OptMainFn, OptRunner};
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Exit statuses of `xir-bisect` (and the shared ones of `xir-reduce`).
 pub mod exit {
@@ -58,20 +59,20 @@ pub mod exit {
 
 /// The `xir-opt` to use: the executable at `path` when given, else the linked-in
 /// driver, else an `xir-opt` next to the current executable or on `PATH`.
-pub fn runner_from(path: Option<&Path>, builtin: Option<OptMainFn>) -> Box<dyn OptRunner> {
+pub fn runner_from(path: Option<&Path>, builtin: Option<OptMainFn>) -> Arc<dyn OptRunner> {
     if let Some(p) = path {
-        return Box::new(External {
+        return Arc::new(External {
             program: p.to_path_buf(),
         });
     }
     if let Some(f) = builtin {
-        return Box::new(InProcess(f));
+        return Arc::new(InProcess(f));
     }
     let sibling = std::env::current_exe()
         .ok()
         .and_then(|e| e.parent().map(|d| d.join("xir-opt")))
         .filter(|p| p.exists());
-    Box::new(External {
+    Arc::new(External {
         program: sibling.unwrap_or_else(|| "xir-opt".into()),
     })
 }

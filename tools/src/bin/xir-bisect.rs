@@ -11,7 +11,7 @@ fn main() {
     }
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
-    let code = xir_bisect_main(&args, &stdin, &mut out, &mut err, None);
+    let code = xir_bisect_main(&args, &stdin, &mut out, &mut err);
     let _ = out.flush();
     std::process::exit(code);
 }

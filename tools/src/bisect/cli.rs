@@ -3,6 +3,7 @@
 
 use super::{Bisection, ReportOptions, minimize, regress, render_report};
 use crate::exit;
+use crate::lit::{self, LitOracle};
 use crate::opt::{FailureClass, OptRunner};
 use crate::oracle::{Oracle, PredicateOracle};
 use crate::predicate::{Edit, Predicate};
@@ -10,6 +11,7 @@ use crate::runner_from;
 use clap::{ArgGroup, Parser};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Exit statuses, also printed by `--help`.
 pub const EXIT_CODES: &str = "\
@@ -221,14 +223,13 @@ pub fn status_for(c: FailureClass) -> i32 {
     }
 }
 
-/// Runs `xir-bisect ARGS`; returns the exit status. `builtin` is the linked-in
-/// `xir-opt`, if any (`--xir-opt PATH` overrides it).
+/// Runs `xir-bisect ARGS`; returns the exit status. `xir-opt` is the linked-in driver
+/// unless `--xir-opt PATH` names an executable.
 pub fn xir_bisect_main(
     args: &[String],
     stdin: &[u8],
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
-    builtin: Option<crate::opt::OptMainFn>,
 ) -> i32 {
     let cli = match BisectCli::try_parse_from(
         std::iter::once("xir-bisect".to_string()).chain(args.iter().cloned()),
@@ -245,9 +246,9 @@ pub fn xir_bisect_main(
             return code;
         }
     };
-    let runner = runner_from(cli.xir_opt.as_deref(), builtin);
+    let runner = runner_from(cli.xir_opt.as_deref(), Some(xir_driver::xir_opt_main));
     crate::catch_internal("xir-bisect", stderr, |stderr| {
-        run(&cli, stdin, stdout, stderr, runner.as_ref())
+        run(&cli, stdin, stdout, stderr, runner)
     })
 }
 
@@ -265,10 +266,10 @@ fn run(
     stdin: &[u8],
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
-    runner: &dyn OptRunner,
+    runner: Arc<dyn OptRunner>,
 ) -> i32 {
     if let Some(test) = &cli.lit {
-        return crate::lit::run_lit_bisect(cli, test, stdout, stderr, runner);
+        return run_lit(cli, test, stdout, stderr, runner);
     }
     let (input, _name) = match read_input(cli, stdin) {
         Ok(x) => x,
@@ -282,39 +283,94 @@ fn run(
         return exit::USAGE;
     };
     let oracle = PredicateOracle {
-        runner,
+        runner: runner.as_ref(),
         predicate: predicate.clone(),
         args: cli.xir_opt_args(),
     };
     if cli.minimize_pipeline {
         return run_minimize(&oracle, &input, stdout, stderr);
     }
-    let b = match super::bisect(&oracle, &input) {
+    let Some(b) = bisect_and_report(cli, &oracle, &input, stdout, stderr) else {
+        return exit::UNDECIDED;
+    };
+    let text = String::from_utf8_lossy(&input).into_owned();
+    let write = |index: u64, path: &str, failure: &str| {
+        regress::render(&regress::TestSpec {
+            input: &text,
+            opt_args: &oracle.opt_args(),
+            predicate: &predicate,
+            index,
+            path,
+            failure,
+        })
+    };
+    let verify = |t: &str, index: u64| verify_test(t, &oracle, &predicate, index);
+    finish(cli, &b, &write, &verify, stdout, stderr)
+}
+
+fn run_lit(
+    cli: &BisectCli,
+    test: &std::path::Path,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    runner: Arc<dyn OptRunner>,
+) -> i32 {
+    let oracle = match LitOracle::new(runner, test) {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = writeln!(stderr, "xir-bisect: error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let input = oracle.original().to_vec();
+    if cli.minimize_pipeline {
+        return run_minimize(&oracle, &input, stdout, stderr);
+    }
+    let Some(b) = bisect_and_report(cli, &oracle, &input, stdout, stderr) else {
+        return exit::UNDECIDED;
+    };
+    let text = String::from_utf8_lossy(&input).into_owned();
+    let write = |index: u64, path: &str, failure: &str| {
+        Ok(lit::regression_test(&text, index, path, failure))
+    };
+    let verify = |t: &str, index: u64| lit::verify_regression(&oracle, t, index);
+    finish(cli, &b, &write, &verify, stdout, stderr)
+}
+
+fn bisect_and_report(
+    cli: &BisectCli,
+    oracle: &dyn Oracle,
+    input: &[u8],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Option<Bisection> {
+    let b = match super::bisect(oracle, input) {
         Ok(b) => b,
         Err(u) => {
             let _ = writeln!(stderr, "xir-bisect: undecided: {u}");
-            return exit::UNDECIDED;
+            return None;
         }
     };
     let report = render_report(
         &b,
-        &oracle,
+        oracle,
         ReportOptions {
             full_ir: !cli.diff_only,
         },
     );
     let _ = stdout.write_all(report.as_bytes());
-    finish(cli, &b, &oracle, &input, &predicate, stdout, stderr)
+    Some(b)
 }
 
+type WriteTest<'a> = dyn Fn(u64, &str, &str) -> Result<String, String> + 'a;
+type VerifyTest<'a> = dyn Fn(&str, u64) -> Result<(), String> + 'a;
+
 /// Exit status after a bisection, writing the regression test if asked.
-#[allow(clippy::too_many_arguments)]
 fn finish(
     cli: &BisectCli,
     b: &Bisection,
-    oracle: &dyn Oracle,
-    input: &[u8],
-    predicate: &Predicate,
+    write: &WriteTest<'_>,
+    verify: &VerifyTest<'_>,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> i32 {
@@ -330,29 +386,19 @@ fn finish(
             .at(index)
             .map(super::failure_description)
             .unwrap_or_default();
-        let text = match regress::render(&regress::TestSpec {
-            input: &String::from_utf8_lossy(input),
-            opt_args: &oracle.opt_args(),
-            predicate,
-            index,
-            path,
-            failure: &failure,
-        }) {
+        let text = match write(index, path, &failure) {
             Ok(t) => t,
             Err(e) => {
                 let _ = writeln!(stderr, "xir-bisect: error: {e}");
                 return exit::USAGE;
             }
         };
-        match verify_test(&text, oracle, predicate, index) {
-            Ok(()) => {}
-            Err(e) => {
-                let _ = writeln!(
-                    stderr,
-                    "xir-bisect: the regression test does not reproduce: {e}"
-                );
-                return exit::TEST_MISMATCH;
-            }
+        if let Err(e) = verify(&text, index) {
+            let _ = writeln!(
+                stderr,
+                "xir-bisect: the regression test does not reproduce: {e}"
+            );
+            return exit::TEST_MISMATCH;
         }
         if let Err(e) = std::fs::write(out, &text) {
             let _ = writeln!(

@@ -123,7 +123,7 @@ pub fn render(spec: &TestSpec<'_>) -> Result<String, String> {
             run_lines.push(opt);
         }
         Predicate::SpirvVal { args, .. } => {
-            requires.push("spirv-val");
+            requires.push("spirv-tools");
             run_lines.push(format!("{opt} -o %t.spv"));
             let mut v = "spirv-val".to_string();
             for a in args {

@@ -210,7 +210,7 @@ fn cli_usage_and_help() {
     let run = |args: &[&str]| {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let (mut o, mut e) = (Vec::new(), Vec::new());
-        let code = xir_bisect_main(&args, b"", &mut o, &mut e, None);
+        let code = xir_bisect_main(&args, b"", &mut o, &mut e);
         (
             code,
             String::from_utf8(o).unwrap(),
