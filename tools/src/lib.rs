@@ -23,6 +23,7 @@ pub mod opt;
 pub mod oracle;
 pub mod pipeline_text;
 pub mod predicate;
+pub mod reduce;
 pub mod util;
 
 use opt::{External, InProcess, OptMainFn, OptRunner};

@@ -1,0 +1,1 @@
+//! The `xir-reduce` command line (stub, filled in next).
