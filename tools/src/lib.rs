@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 pub mod bisect;
+pub mod cli_common;
 pub mod lit;
 pub mod opt;
 pub mod oracle;
@@ -48,6 +49,8 @@ pub mod exit {
     pub const UNDECIDED: i32 = 5;
     /// The regression test does not reproduce.
     pub const TEST_MISMATCH: i32 = 6;
+    /// xir-reduce: the input does not parse or verify.
+    pub const INVALID_INPUT: i32 = 7;
     /// Found; a crash.
     pub const FOUND_CRASH: i32 = 10;
     /// Found; a refusal.
