@@ -492,6 +492,7 @@ impl<'m> Printer<'m> {
                 Task::Num(n) => {
                     let _ = write!(out, "{n}");
                 }
+                Task::Ty(t) if t.index() >= types.len() => out.push_str("<invalid type>"),
                 Task::Ty(t) => match types.get(t) {
                     TypeData::Scalar(k) => out.push_str(k.text_name()),
                     TypeData::Vector { elem, len } => {
@@ -572,6 +573,7 @@ impl<'m> Printer<'m> {
                             let p = &mut self.prelude;
                             let _ = write!(p, "type T{k} = struct ");
                             if let TypeData::Struct { align, members } = types.get(t)
+                                && members.iter().all(|m| m.index() < types.len())
                                 && *align != types.natural_struct_align(members)
                             {
                                 let _ = write!(p, "align({align}) ");
