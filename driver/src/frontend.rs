@@ -1,15 +1,11 @@
 //! The driver's one doorway to the xir text parser, printer and verifier.
 //!
-//! Everything the driver needs from `xir-ir` goes through these four functions. The
-//! printer and verifier are `xir_ir::text::print` and `xir_ir::verify`. The text parser
-//! is still being written on another branch: until it is merged, [`parse_module`]
-//! answers with an honest "not available in this build" error and nothing here imitates
-//! it.
+//! Everything the driver needs from `xir-ir` goes through these four functions.
 
 use xir_ir::Module;
 use xir_ir::diag::Diagnostic;
 use xir_ir::source_map::SourceMap;
-use xir_ir::text::print::PrintOptions;
+use xir_ir::text::{IdStyle, PrintOptions};
 use xir_ir::verify::VerifyOptions;
 
 /// Printing choices the driver exposes.
@@ -22,27 +18,33 @@ pub struct PrintChoice {
 }
 
 /// Verifier requirements parsed from `--verify-options`.
-pub type VerifyChoice = VerifyOptions;
+#[derive(Clone, Debug, Default)]
+pub struct VerifyChoice {
+    options: VerifyOptions,
+}
 
 /// Parses xir text into a module and its source map.
 pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
-    let _ = src;
-    Err(vec![not_available("the xir text parser", "parser")])
+    xir_ir::text::parse_module(src)
 }
 
 /// Prints a module in canonical form.
 pub fn print_module(module: &Module, choice: PrintChoice) -> Result<String, Vec<Diagnostic>> {
-    let opts = PrintOptions {
-        flat: choice.flat,
-        debug_info: choice.debug_info,
-        ..PrintOptions::default()
-    };
-    Ok(xir_ir::text::print::print_module(module, &opts))
+    Ok(xir_ir::text::print_module(
+        module,
+        &PrintOptions {
+            flat: choice.flat,
+            debug_info: choice.debug_info,
+            ids: IdStyle::Upstream,
+        },
+    ))
 }
 
 /// Parses a comma-separated `--verify-options` list.
 pub fn parse_verify_options(list: &str) -> Result<VerifyChoice, String> {
     VerifyOptions::parse_list(list)
+        .map(|options| VerifyChoice { options })
+        .map_err(|e| e.to_string())
 }
 
 /// Verifies a module; returns every diagnostic (errors and warnings).
@@ -51,12 +53,5 @@ pub fn verify_module(
     choice: &VerifyChoice,
     source_map: Option<&SourceMap>,
 ) -> Vec<Diagnostic> {
-    xir_ir::verify::verify_module(module, choice, source_map)
-}
-
-fn not_available(what: &str, branch: &str) -> Diagnostic {
-    Diagnostic::error(
-        format!("{what} is not in this build yet (branch '{branch}' not merged)"),
-        None,
-    )
+    xir_ir::verify::verify_module(module, &choice.options, source_map)
 }
