@@ -89,15 +89,20 @@ fn run_command(
     stdin: Vec<u8>,
     log: &mut String,
 ) -> (ExitStatus, Vec<u8>) {
-    let _ = writeln!(
-        log,
-        "$ {}",
-        cmd.args
-            .iter()
-            .map(|a| shell_quote(a))
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    let mut shown: Vec<String> = cmd.args.iter().map(|a| shell_quote(a)).collect();
+    for r in &cmd.redirects {
+        shown.push(match r {
+            Redirect::ToFile { fd, path, append } => {
+                let op = if *append { ">>" } else { ">" };
+                let fd = if *fd == 2 { "2" } else { "" };
+                format!("{fd}{op} {}", shell_quote(path))
+            }
+            Redirect::Dup { fd, to } => format!("{fd}>&{to}"),
+            Redirect::Both { path } => format!("&> {}", shell_quote(path)),
+            Redirect::Stdin { path } => format!("< {}", shell_quote(path)),
+        });
+    }
+    let _ = writeln!(log, "$ {}", shown.join(" "));
     // Peel `not` / `not --crash` wrappers.
     let mut wrappers = Vec::new();
     let mut args: &[String] = &cmd.args;
