@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod catalogue;
+pub mod direct;
 pub mod form;
 pub mod pass;
 pub mod pipeline;

@@ -3,8 +3,11 @@
 
 mod const_fold;
 mod dce;
+mod fuzz;
 mod mem2reg;
+mod phi_cleanup;
 mod reg2mem;
+mod simplify_cfg;
 
 use crate::pass::{Pass, PassContext, PassRun};
 use xir_ir::analysis::{Cfg, DomTree};
@@ -146,8 +149,10 @@ pub fn stat(r: &PassRun, key: &str) -> u64 {
         .unwrap_or_else(|| panic!("missing key {key}"))
 }
 
-/// A structural/SSA well-formedness check of every function (a stand-in for the verifier).
+/// The verifier plus a structural/SSA well-formedness check of every function.
 pub fn check(m: &Module) {
+    let diags = xir_ir::verify::verify_module(m, &xir_ir::verify::VerifyOptions::default(), None);
+    assert!(diags.is_empty(), "verifier: {diags:#?}");
     for &fid in &m.func_order {
         let f = m.func(fid);
         let Some(body) = f.body else { continue };

@@ -21,7 +21,9 @@
 //!    disappears; this is the least fixed point, computed in linear time.
 //! 3. *Write-only allocas:* an alloca whose uses are only stores to it and GEPs that are
 //!    themselves write-only is removed with all those users; the worklist then continues
-//!    from operands that lost their last use.
+//!    from operands that lost their last use. This repeats while it finds allocas (a
+//!    removed store may have held the last load of another alloca), so one run reaches
+//!    the fixed point upstream may need several runs for.
 //!
 //! Structured `if`/`switch` terminators are never rewritten (only their unexecutable arms
 //! are emptied). Everything is iterative. Metadata: a phi that carries metadata and still
@@ -298,25 +300,32 @@ fn eliminate_dead_values(f: &mut Function, info: &mut Info) {
         work: &mut work,
     };
     state.drain(f, info);
-    // Write-only allocas (computed on the IR without the dead values).
-    f.remove_insts(&state.removed[..]);
-    let uses = UseMap::compute(f);
-    let mut known: SecondaryMap<InstId, bool> = SecondaryMap::with_default(false);
-    let mut explicit: Vec<InstId> = Vec::new();
-    let mut seen: SecondaryMap<InstId, bool> = SecondaryMap::with_default(false);
-    for &b in &cfg.rpo {
-        for &i in &f.blocks[b].insts {
-            if matches!(f.insts[i].kind, InstKind::Alloca(_)) && write_only(&uses, f, i, &mut known)
-            {
-                collect_users(&uses, i, &mut seen, &mut explicit);
+    // Write-only allocas, computed on the IR without the dead values. Removing one can
+    // make the last read of another alloca dead (`store %a, (load %b)`), so sweep again
+    // until no alloca qualifies (at most once per alloca).
+    loop {
+        f.remove_insts(&state.removed[..]);
+        let uses = UseMap::compute(f);
+        let mut known: SecondaryMap<InstId, bool> = SecondaryMap::with_default(false);
+        let mut explicit: Vec<InstId> = Vec::new();
+        let mut seen: SecondaryMap<InstId, bool> = SecondaryMap::with_default(false);
+        for &b in &cfg.rpo {
+            for &i in &f.blocks[b].insts {
+                if matches!(f.insts[i].kind, InstKind::Alloca(_))
+                    && write_only(&uses, f, i, &mut known)
+                {
+                    collect_users(&uses, i, &mut seen, &mut explicit);
+                }
             }
         }
+        if explicit.is_empty() {
+            break;
+        }
+        for i in explicit {
+            state.detach(f, i, info);
+        }
+        state.drain(f, info);
     }
-    for i in explicit {
-        state.detach(f, i, info);
-    }
-    state.drain(f, info);
-    f.remove_insts(&state.removed[..]);
 }
 
 struct Worklist<'a> {

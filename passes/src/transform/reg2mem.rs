@@ -254,10 +254,8 @@ fn hoist_allocas(f: &mut Function) -> u64 {
             }
         }
     }
-    let mut pos = prefix;
-    for &i in &moving {
+    for (pos, &i) in (prefix..).zip(moving.iter()) {
         move_inst(f, i, entry, pos);
-        pos += 1;
     }
     moving.len() as u64
 }

@@ -176,10 +176,7 @@ pub fn eliminate_phis(
                 PhiAction::Replace(Some(v)) => Some(v),
                 PhiAction::Replace(None) => {
                     let ty = module.func(fid).insts[p].ty;
-                    match ty {
-                        Some(t) => Some(Value::Undef(module.undef(t))),
-                        None => None,
-                    }
+                    ty.map(|t| Value::Undef(module.undef(t)))
                 }
             };
             for (v, _) in incomings(module.func(fid), p, &subst) {

@@ -142,10 +142,10 @@ pub fn loop_prepares(f: &Function) -> SecondaryMap<BlockId, Option<InstId>> {
         let Some(term) = f.terminator(b) else {
             continue;
         };
-        if let InstKind::Loop { .. } = f.insts[term].kind {
-            if let Some(p) = f.insts[term].operand_blocks().next() {
-                m[p] = Some(term);
-            }
+        if let (InstKind::Loop { .. }, Some(p)) =
+            (&f.insts[term].kind, f.insts[term].operand_blocks().next())
+        {
+            m[p] = Some(term);
         }
     }
     m
@@ -166,4 +166,28 @@ pub fn is_loop_prepare_exit(
         InstKind::Loop { body, merge, .. } => body == Some(then_block) && merge == Some(else_block),
         _ => false,
     }
+}
+
+/// Blocks reachable from the body along operand edges, in depth-first pre-order (the
+/// default traversal order of upstream's block walks).
+pub fn preorder(f: &Function) -> Vec<BlockId> {
+    let own = owned(f);
+    let mut seen: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    let mut out = Vec::new();
+    let Some(entry) = f.body else { return out };
+    let mut stack = vec![entry];
+    while let Some(b) = stack.pop() {
+        if seen[b] || !own[b] {
+            continue;
+        }
+        seen[b] = true;
+        out.push(b);
+        let succs = f.successors(b);
+        for s in succs.into_iter().rev() {
+            if !seen[s] {
+                stack.push(s);
+            }
+        }
+    }
+    out
 }
