@@ -28,10 +28,12 @@ pub mod module;
 pub mod op;
 pub mod source_map;
 pub mod structural_eq;
+pub mod testgen;
 pub mod text;
 pub mod types;
 pub mod uses;
 pub mod value;
+pub mod verify;
 
 pub use entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use function::{ArgData, ArgKind, BlockData, Function, FunctionKind};
