@@ -26,8 +26,7 @@ pub type VerifyChoice = VerifyOptions;
 
 /// Parses xir text into a module and its source map.
 pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
-    let _ = src;
-    Err(vec![not_available("the xir text parser", "parser")])
+    xir_ir::text::parse_module(src)
 }
 
 /// Prints a module in canonical form.
@@ -52,11 +51,4 @@ pub fn verify_module(
     source_map: Option<&SourceMap>,
 ) -> Vec<Diagnostic> {
     xir_ir::verify::verify_module(module, choice, source_map)
-}
-
-fn not_available(what: &str, branch: &str) -> Diagnostic {
-    Diagnostic::error(
-        format!("{what} is not in this build yet (branch '{branch}' not merged)"),
-        None,
-    )
 }
