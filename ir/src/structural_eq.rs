@@ -135,11 +135,13 @@ impl Cmp<'_> {
     fn function(&mut self, k: usize) -> R {
         let (ma, mb) = (self.a, self.b);
         let what = format!("function #{k}");
-        let (Some(fa), Some(fb)) = (
+        let (fa, fb) = match (
             ma.functions.get(ma.func_order[k]),
             mb.functions.get(mb.func_order[k]),
-        ) else {
-            return Err(format!("{what}: invalid function handle"));
+        ) {
+            (Some(fa), Some(fb)) => (fa, fb),
+            (None, None) => return Ok(()),
+            _ => return Err(format!("{what}: invalid function handle")),
         };
         if fa.kind != fb.kind {
             return Err(format!(
@@ -153,8 +155,12 @@ impl Cmp<'_> {
             return Err(format!("{what}: argument count differs"));
         }
         for (j, (x, y)) in fa.arg_order.iter().zip(&fb.arg_order).enumerate() {
-            let (x, y) = (&fa.args[*x], &fb.args[*y]);
             let w = format!("{what} argument #{j}");
+            let (x, y) = match (fa.args.get(*x), fb.args.get(*y)) {
+                (Some(x), Some(y)) => (x, y),
+                (None, None) => continue,
+                _ => return Err(format!("{w}: invalid argument handle")),
+            };
             if x.kind != y.kind {
                 return Err(format!("{w}: kind differs: {:?} vs {:?}", x.kind, y.kind));
             }
@@ -197,17 +203,20 @@ impl Cmp<'_> {
         let (Some(da), Some(db)) = (fa.insts.get(i), fb.insts.get(ii)) else {
             return Err(format!("{w}: invalid instruction handle"));
         };
-        // Map A's side blocks into B's handles through the canonical order.
-        let mut ka = da.kind.clone();
-        let mut unmapped = false;
-        ka.map_side_blocks(|blk| match sa.block_index.get(&blk) {
-            Some(&k) => sb.blocks[k],
-            None => {
-                unmapped = true;
-                blk
-            }
-        });
-        if unmapped || !kind_eq(&ka, &db.kind) {
+        // Compare side blocks in canonical-index space (dangling ones as one sentinel).
+        let canon = |side: &Side, kind: &InstKind| {
+            let mut k = kind.clone();
+            k.map_side_blocks(|blk| {
+                BlockId::new(
+                    side.block_index
+                        .get(&blk)
+                        .copied()
+                        .unwrap_or(u32::MAX as usize - 1),
+                )
+            });
+            k
+        };
+        if !kind_eq(&canon(sa, &da.kind), &canon(sb, &db.kind)) {
             return Err(format!("{w}: kind differs: {:?} vs {:?}", da.kind, db.kind));
         }
         self.ty_eq(&format!("{w}: result type"), da.ty, db.ty)?;
@@ -233,29 +242,24 @@ impl Cmp<'_> {
         let (ma, mb) = (self.a, self.b);
         match (x, y) {
             (Value::Inst(p), Value::Inst(q)) => sa.inst_pos.get(&p) == sb.inst_pos.get(&q),
-            (Value::Block(p), Value::Block(q)) => {
-                let (p, q) = (sa.block_index.get(&p), sb.block_index.get(&q));
-                p.is_some() && p == q
-            }
+            // Dangling handles (not in the tables) compare equal to each other.
+            (Value::Block(p), Value::Block(q)) => sa.block_index.get(&p) == sb.block_index.get(&q),
             (Value::Arg(p), Value::Arg(q)) => {
-                let p = fa.arg_order.iter().position(|v| *v == p);
-                p.is_some() && p == fb.arg_order.iter().position(|v| *v == q)
+                fa.arg_order.iter().position(|v| *v == p)
+                    == fb.arg_order.iter().position(|v| *v == q)
             }
             (Value::Const(p), Value::Const(q)) => {
-                let p = ma.live_constants().position(|c| c == p);
-                p.is_some() && p == mb.live_constants().position(|c| c == q)
+                ma.live_constants().position(|c| c == p) == mb.live_constants().position(|c| c == q)
             }
             (Value::Func(p), Value::Func(q)) => {
-                let p = ma.func_order.iter().position(|f| *f == p);
-                p.is_some() && p == mb.func_order.iter().position(|f| *f == q)
+                ma.func_order.iter().position(|f| *f == p)
+                    == mb.func_order.iter().position(|f| *f == q)
             }
             (Value::Special(p), Value::Special(q)) => p == q,
-            (Value::Undef(p), Value::Undef(q)) => {
-                let (Some(p), Some(q)) = (ma.undefs.get(p), mb.undefs.get(q)) else {
-                    return false;
-                };
-                self.ty_eq("", Some(p.ty), Some(q.ty)).is_ok()
-            }
+            (Value::Undef(p), Value::Undef(q)) => match (ma.undefs.get(p), mb.undefs.get(q)) {
+                (Some(p), Some(q)) => self.ty_eq("", Some(p.ty), Some(q.ty)).is_ok(),
+                (p, q) => p.is_none() && q.is_none(),
+            },
             _ => false,
         }
     }
@@ -273,19 +277,37 @@ impl Cmp<'_> {
         };
         let (sa, sb) = (&self.a.types, &self.b.types);
         let mut stack = vec![(ta, tb)];
+        let show = |s: &crate::types::TypeStore, t: Type| {
+            if t.index() < s.len() {
+                format!("{:?}", s.get(t))
+            } else {
+                format!("<invalid {t:?}>")
+            }
+        };
         let fail = || {
             Err(format!(
-                "{what}: type differs: {:?} vs {:?}",
-                sa.get(ta),
-                sb.get(tb)
+                "{what}: type differs: {} vs {}",
+                show(sa, ta),
+                show(sb, tb)
             ))
         };
+        // Pairs assumed equal while their parts are checked; forgotten again if any
+        // part differs, so a failed comparison never poisons the memo.
+        let mut inserted = Vec::new();
+        let mut equal = true;
         while let Some((x, y)) = stack.pop() {
             if !self.seen_types.insert((x, y)) {
                 continue;
             }
-            if x.index() >= sa.len() || y.index() >= sb.len() {
-                return fail();
+            inserted.push((x, y));
+            let (vx, vy) = (x.index() < sa.len(), y.index() < sb.len());
+            if !vx || !vy {
+                // Dangling handles: equal only to the same dangling handle.
+                if vx || vy || x.index() != y.index() {
+                    equal = false;
+                    break;
+                }
+                continue;
             }
             use TypeData as T;
             let ok = match (sa.get(x), sb.get(y)) {
@@ -349,9 +371,15 @@ impl Cmp<'_> {
                 _ => false,
             };
             if !ok {
-                self.seen_types.remove(&(x, y));
-                return fail();
+                equal = false;
+                break;
             }
+        }
+        if !equal {
+            for p in &inserted {
+                self.seen_types.remove(p);
+            }
+            return fail();
         }
         Ok(())
     }

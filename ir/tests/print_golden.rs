@@ -210,3 +210,35 @@ fn stable_ids_do_not_shift_when_a_pass_adds_an_instruction() {
     let changed = up_after.lines().filter(|l| !up_before.contains(l)).count();
     assert!(changed > 5, "{changed}");
 }
+
+#[path = "corpus_modules/mod.rs"]
+mod corpus_modules;
+
+#[test]
+fn debug_info_loop_frontiers_and_missing_terminator() {
+    let opts = PrintOptions {
+        debug_info: true,
+        ..Default::default()
+    };
+    let text = print_module(&corpus_modules::phi_loop(), &opts);
+    let cfg = text.lines().find(|l| l.starts_with("// CFG")).unwrap();
+    assert_eq!(
+        cfg,
+        r#"// CFG = {"function": "%3", "nodes": ["%5", "%7", "%11", "%14"], "edges": {"%5": ["%7"], "%7": ["%11", "%14"], "%11": ["%7"], "%14": []}, "terminators": {"%5": "branch", "%7": "conditional_branch", "%11": "branch", "%14": "return"}, "merges": {}, "dominance_tree": {"%5": ["%7"], "%7": ["%14", "%11"], "%11": [], "%14": []}, "dominance_frontiers": {"%5": [], "%7": ["%7"], "%11": ["%7"], "%14": []}}"#
+    );
+    assert!(text.contains("\n%7: {// users: %6 %13, preds: %5 %11\n    [name = i]\n    %8: u32 = phi (%0, %5), (%12, %11);// users: %9 %12 %15\n"));
+
+    // A block without terminator: upstream's key without value; as the last key, the
+    // trailing `: ` is popped.
+    let (mut m, mut k, b) = kernel_shell();
+    let t = m.types.u64();
+    ins(&mut k, b, xir_ir::InstKind::Clock, Some(t), []);
+    m.add_function(k);
+    let text = print_module(&m, &opts);
+    assert!(
+        text.ends_with(
+            "\"terminators\": {\"%1\"}, \"merges\": {}, \"dominance_tree\": {\"%1\": []}, \"dominance_frontiers\": {\"%1\": []}}\n\n"
+        ),
+        "{text}"
+    );
+}

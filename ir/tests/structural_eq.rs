@@ -270,3 +270,29 @@ fn ten_thousand_deep_modules_compare_on_a_small_stack() {
     assert_eq!(r.0, None);
     assert!(r.1.unwrap().contains("block #10000 instruction #0: kind"));
 }
+
+#[test]
+fn undefined_values_match_by_type_in_any_order() {
+    let build = |swap: bool| {
+        let mut m = Module::new();
+        let u = m.types.u32();
+        let f = m.types.f32();
+        let s1 = m.types.intern(TypeData::Struct {
+            align: 4,
+            members: vec![u, f],
+        });
+        let s2 = m.types.intern(TypeData::Struct {
+            align: 4,
+            members: vec![u, u],
+        });
+        let (a, b) = if swap { (s2, s1) } else { (s1, s2) };
+        m.undef(a);
+        m.undef(b);
+        m
+    };
+    assert_eq!(structural_diff(&build(false), &build(true)), None);
+    let mut other = build(false);
+    let i = other.types.i32();
+    other.undef(i);
+    assert!(diff(&build(false), &other).contains("undefined value count"));
+}
