@@ -28,6 +28,8 @@ pub mod metadata;
 pub mod module;
 pub mod op;
 pub mod source_map;
+pub mod structural_eq;
+pub mod testgen;
 pub mod text;
 pub mod types;
 pub mod uses;
@@ -39,6 +41,7 @@ pub use function::{ArgData, ArgKind, BlockData, Function, FunctionKind};
 pub use inst::{InstData, InstId, InstKind, InstTag};
 pub use metadata::{Metadata, MetadataKind, MetadataList};
 pub use module::{ConstData, Module, UndefData};
+pub use structural_eq::structural_diff;
 pub use types::{ScalarKind, Type, TypeData, TypeStore};
 pub use value::{ArgId, BlockId, ConstId, FuncId, SpecialRegister, UndefId, Value};
 

@@ -52,12 +52,12 @@ impl DomTree {
             }
         }
         t.root = Some(entry);
-        for i in 1..n {
-            if idom[i] == u32::MAX {
+        for (i, &d_index) in idom.iter().enumerate().skip(1) {
+            if d_index == u32::MAX {
                 continue;
             }
             let b = cfg.rpo[i];
-            let d = cfg.rpo[idom[i] as usize];
+            let d = cfg.rpo[d_index as usize];
             t.idom[b] = Some(d);
             t.children[d].push(b);
         }

