@@ -52,7 +52,12 @@ fn arith(cur: &mut Cursor<'_>, op: ArithmeticOp, ty: Type, a: Value, b: Value) -
 /// real one, and a straight-line edge to the next segment's block (for simplify-cfg).
 /// Returns the value and block the next segment continues from.
 fn segment(f: &mut Function, k: &Consts, bool_t: Type, at: BlockId, a: Value) -> (Value, BlockId) {
-    let (t, fb, m, next) = (f.create_block(), f.create_block(), f.create_block(), f.create_block());
+    let (t, fb, m, next) = (
+        f.create_block(),
+        f.create_block(),
+        f.create_block(),
+        f.create_block(),
+    );
     let mut cur = Cursor::at_end(f, at);
     let t1 = arith(&mut cur, ArithmeticOp::BinaryAdd, k.u32t, a, k.c[0]);
     let d1 = arith(&mut cur, ArithmeticOp::BinaryMul, k.u32t, k.c[1], k.c[2]);
@@ -66,9 +71,27 @@ fn segment(f: &mut Function, k: &Consts, bool_t: Type, at: BlockId, a: Value) ->
     let fv = arith(&mut cur, ArithmeticOp::BinaryAdd, k.u32t, t1, k.c[1]);
     cur.br(m);
     let mut cur = Cursor::at_end(f, m);
-    let p = cur.ins(InstKind::Phi { blocks: vec![t, fb] }, Some(k.u32t), [t1, t1]);
-    let q = cur.ins(InstKind::Phi { blocks: vec![t, fb] }, Some(k.u32t), [tv, fv]);
-    let s = arith(&mut cur, ArithmeticOp::BinaryAdd, k.u32t, Value::Inst(p), Value::Inst(q));
+    let p = cur.ins(
+        InstKind::Phi {
+            blocks: vec![t, fb],
+        },
+        Some(k.u32t),
+        [t1, t1],
+    );
+    let q = cur.ins(
+        InstKind::Phi {
+            blocks: vec![t, fb],
+        },
+        Some(k.u32t),
+        [tv, fv],
+    );
+    let s = arith(
+        &mut cur,
+        ArithmeticOp::BinaryAdd,
+        k.u32t,
+        Value::Inst(p),
+        Value::Inst(q),
+    );
     cur.br(next);
     (s, next)
 }
@@ -100,7 +123,9 @@ fn generate(insts: usize) -> Module {
 #[inline(never)]
 fn measured_framework(m: &mut Module) -> bool {
     let registry = Registry::new(false);
-    let p = Loader::new(&registry).load("cleanup").expect("cleanup loads");
+    let p = Loader::new(&registry)
+        .load("cleanup")
+        .expect("cleanup loads");
     let mut log = Vec::new();
     let opts = RunOptions {
         verify_each: false,
@@ -153,7 +178,10 @@ fn main() {
     let size = generate(insts).inst_count();
     if mode != "both" {
         let (t, fp) = run(mode, insts);
-        println!("{mode}: {size} instructions, {:.3} ms, result {fp:016x}", t.as_secs_f64() * 1e3);
+        println!(
+            "{mode}: {size} instructions, {:.3} ms, result {fp:016x}",
+            t.as_secs_f64() * 1e3
+        );
         return;
     }
     let (mut fw, mut direct) = (Vec::new(), Vec::new());
