@@ -53,20 +53,32 @@ fn random_module(seed: u64) -> Module {
         Cond(u8, usize, usize),
         Indexed(bool, usize, usize),
         If(usize, usize, usize),
+        Loop(usize),
+        Switch(usize),
     }
     let mut terms = Vec::new();
     let mut extra: Vec<BlockId> = Vec::new();
     for _ in 0..nb {
-        let pick = rng.below(10);
+        let pick = rng.below(13);
         let term = match pick {
             0 | 1 => Term::Ret,
             2..=4 => Term::Br(rng.below(nb)),
             5..=7 => Term::Cond(rng.below(4) as u8, rng.below(nb), rng.below(nb)),
             8 => Term::Indexed(rng.chance(50), rng.below(nb), rng.below(nb)),
-            _ => {
+            9 | 10 => {
                 let (th, el, m) = (t.block(), t.block(), t.block());
                 extra.extend([th, el, m]);
                 Term::If(extra.len() - 3, extra.len() - 2, extra.len() - 1)
+            }
+            11 => {
+                let k = extra.len();
+                extra.extend([t.block(), t.block(), t.block(), t.block()]);
+                Term::Loop(k)
+            }
+            _ => {
+                let k = extra.len();
+                extra.extend([t.block(), t.block(), t.block()]);
+                Term::Switch(k)
             }
         };
         terms.push(term);
@@ -116,6 +128,52 @@ fn random_module(seed: u64) -> Module {
                 t.br(th, m);
                 t.br(el, m);
                 t.ret(m, Some(args[1]));
+            }
+            Term::Loop(k) => {
+                let (prep, body, upd, merge) = (extra[k], extra[k + 1], extra[k + 2], extra[k + 3]);
+                t.ins(
+                    b,
+                    InstKind::Loop {
+                        body: Some(body),
+                        update: Some(upd),
+                        merge: Some(merge),
+                    },
+                    None,
+                    &[Value::Block(prep)],
+                );
+                let c = match rng.below(3) {
+                    0 => t.cbool(false),
+                    1 => t.cbool(true),
+                    _ => flag,
+                };
+                t.cond_br(prep, c, body, merge);
+                if rng.chance(30) {
+                    t.ins(body, InstKind::Break, None, &[Value::Block(merge)]);
+                } else {
+                    t.ins(body, InstKind::Continue, None, &[Value::Block(upd)]);
+                }
+                t.br(upd, prep);
+                if rng.chance(50) {
+                    t.ret(merge, Some(args[0]));
+                } else {
+                    t.br(merge, blocks[rng.below(nb)]);
+                }
+            }
+            Term::Switch(k) => {
+                let (c0, d, merge) = (extra[k], extra[k + 1], extra[k + 2]);
+                let sel = if rng.chance(40) { t.ci32(0) } else { args[1] };
+                t.ins(
+                    b,
+                    InstKind::Switch {
+                        labels: vec![0],
+                        merge: Some(merge),
+                    },
+                    None,
+                    &[sel, Value::Block(d), Value::Block(c0)],
+                );
+                t.ins(c0, InstKind::Break, None, &[Value::Block(merge)]);
+                t.ins(d, InstKind::Break, None, &[Value::Block(merge)]);
+                t.ret(merge, Some(args[0]));
             }
         }
     }
