@@ -274,8 +274,6 @@ pub struct FuncState<'s> {
     pub switch_fixes: Vec<SwitchFix>,
     /// Whether the body block was set.
     pub body_set: bool,
-    /// A syntax error happened inside this function.
-    pub broken: bool,
 }
 
 /// A forward reference left open at the end of its function (a function defined later,
@@ -337,10 +335,10 @@ pub struct Ctx<'s> {
     pub suppress_until: usize,
     /// Case labels of the switch being built (consumed by `finish_inst`).
     pub pending_labels: Option<Vec<(i128, Span)>>,
+    /// `special` declarations seen (register, span).
+    pub special_decls: Vec<(SpecialRegister, Span)>,
     /// Switches whose labels are canonicalised at the end of the module.
     pub switch_fixes: Vec<(FuncId, SwitchFix)>,
-    /// Functions with syntax errors (their undefined-label errors are not reported).
-    pub broken_funcs: Vec<FuncId>,
 }
 
 impl<'s> Ctx<'s> {
@@ -370,7 +368,7 @@ impl<'s> Ctx<'s> {
             suppress_until: 0,
             pending_labels: None,
             switch_fixes: Vec::new(),
-            broken_funcs: Vec::new(),
+            special_decls: Vec::new(),
         }
     }
 

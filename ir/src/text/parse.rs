@@ -55,9 +55,6 @@ pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
         let r = parser.parse(&mut ctx, &mut stream);
         ctx.diags.append(&mut stream.diags);
         if let Err(e) = r {
-            if let Some(fs) = ctx.func.as_mut() {
-                fs.broken = true;
-            }
             ctx.report_syntax(&e);
         }
         // A function whose item failed is closed here (its `;` action never ran).

@@ -32,11 +32,8 @@ impl<'s> Ctx<'s> {
         let Some(fs) = self.func.take() else { return };
         self.cur_block = None;
         let f = fs.id;
-        if fs.broken {
-            self.broken_funcs.push(f);
-        }
         for (b, span) in fs.pending_blocks {
-            if !fs.block_defined[b.index()] && !fs.broken && !self.poisoned_text(span) {
+            if !fs.block_defined[b.index()] && !self.poisoned_text(span) {
                 self.push(
                     Diagnostic::error(
                         format!("use of undefined block {}", self.text(span)),
@@ -101,7 +98,7 @@ impl<'s> Ctx<'s> {
                         .insert(p.inst, Value::Func(g));
                 }
                 _ => {
-                    if !self.broken_funcs.contains(&p.func) && !self.poisoned_text(p.span) {
+                    if !self.poisoned_text(p.span) {
                         self.push(
                             Diagnostic::error(
                                 format!("use of undefined value {}", self.text(p.span)),
