@@ -12,7 +12,10 @@ fn main() {
             }
             for f in &m.func_order {
                 let func = m.func(*f);
-                println!("{f:?} {:?} ret={:?} body={:?} md={:?}", func.kind, func.ret, func.body, func.metadata);
+                println!(
+                    "{f:?} {:?} ret={:?} body={:?} md={:?}",
+                    func.kind, func.ret, func.body, func.metadata
+                );
                 for a in &func.arg_order {
                     println!("  {a:?}: {:?}", func.args[*a]);
                 }
@@ -20,7 +23,10 @@ fn main() {
                     println!("  {b:?}: md={:?}", func.blocks[*b].metadata);
                     for i in &func.blocks[*b].insts {
                         let d = &func.insts[*i];
-                        println!("    {i:?}: {:?} = {:?} {:?} md={:?}", d.ty, d.kind, d.operands, d.metadata);
+                        println!(
+                            "    {i:?}: {:?} = {:?} {:?} md={:?}",
+                            d.ty, d.kind, d.operands, d.metadata
+                        );
                     }
                 }
             }

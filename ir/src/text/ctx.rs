@@ -335,6 +335,8 @@ pub struct Ctx<'s> {
     pub suppress_until: usize,
     /// Case labels of the switch being built (consumed by `finish_inst`).
     pub pending_labels: Option<Vec<(i128, Span)>>,
+    /// `special` declarations seen (register, span).
+    pub special_decls: Vec<(SpecialRegister, Span)>,
     /// Switches whose labels are canonicalised at the end of the module.
     pub switch_fixes: Vec<(FuncId, SwitchFix)>,
 }
@@ -366,6 +368,7 @@ impl<'s> Ctx<'s> {
             suppress_until: 0,
             pending_labels: None,
             switch_fixes: Vec::new(),
+            special_decls: Vec::new(),
         }
     }
 

@@ -231,6 +231,53 @@ impl<'s> Ctx<'s> {
         }
     }
 
+    /// `special %N.<sreg>;` (xir extension: a special register with metadata, or one
+    /// that is never used).
+    pub fn decl_special(&mut self, md: Option<MetadataList>, id: (ValRef<'s>, Span)) {
+        self.require_header(id.1);
+        let (key, deco) = Ctx::split_ref(id.0);
+        let Some(r) = deco.and_then(crate::value::SpecialRegister::from_name) else {
+            self.error(
+                format!(
+                    "{} is not a special register (expected %N.<register>)",
+                    self.text(id.1)
+                ),
+                id.1,
+            );
+            return;
+        };
+        if self.syms.get(key) != Slot::Empty {
+            let prev = self.slot_span(self.syms.get(key));
+            self.redefinition(id.1, prev);
+            return;
+        }
+        if let Some(prev) = self
+            .special_decls
+            .iter()
+            .find(|(x, _)| *x == r)
+            .map(|(_, s)| *s)
+        {
+            let d = Diagnostic::error(
+                format!("special register {} declared twice", r.name()),
+                Some(id.1),
+            )
+            .with_secondary(prev, "previous declaration here");
+            self.push(d);
+            return;
+        }
+        self.special_decls.push((r, id.1));
+        self.use_value(id);
+        if let Some(md) = md
+            && let Some(entry) = self
+                .module
+                .special_registers
+                .iter_mut()
+                .find(|(x, _)| *x == r)
+        {
+            entry.1 = md;
+        }
+    }
+
     /// A function header: creates (or fills in) the function and makes it current.
     pub fn begin_function(
         &mut self,

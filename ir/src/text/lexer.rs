@@ -85,6 +85,7 @@ pub enum Tok<'s> {
     Num(&'s str),
     /// A decimal float literal (contains a `.`).
     #[regex(r"-?[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?", |l| l.slice(), priority = 5)]
+    #[regex(r"-?[0-9]+[eE][+-][0-9]+", |l| l.slice(), priority = 5)]
     Float(&'s str),
     /// A double-quoted string, quotes included (escapes decoded by the parser).
     #[regex(r#""([^"\\\n]|\\[^\n])*""#, |l| l.slice())]
@@ -243,6 +244,12 @@ pub enum Tok<'s> {
     #[token("assume")]
     KwAssume,
 
+    /// The raw (unquoted) text after `name =` in a metadata list, up to the next `,`,
+    /// `]` or end of line (produced by [`TokenStream`], not by the DFA).
+    RawName(&'s str),
+    #[token("special")]
+    KwSpecial,
+
     /// A lexical error (reported by the stream; the grammar never accepts it).
     Error,
 }
@@ -301,6 +308,8 @@ pub struct TokenStream<'s, 'p> {
     idle: u32,
     /// Tokens produced so far (for the statistics of the benchmark).
     pub count: u64,
+    /// 1 after a `name` word, 2 after `name =` (the next token may be a raw name).
+    name_state: u8,
 }
 
 impl<'s, 'p> TokenStream<'s, 'p> {
@@ -317,6 +326,7 @@ impl<'s, 'p> TokenStream<'s, 'p> {
             last_ticks: 0,
             idle: 0,
             count: 0,
+            name_state: 0,
         }
     }
 
@@ -362,6 +372,22 @@ impl<'s, 'p> TokenStream<'s, 'p> {
         self.diags.push(d);
     }
 
+    /// Upstream prints names raw: after `name =`, everything up to the next `,`, `]` or
+    /// end of line (trimmed) is the name, unless it starts with `"`.
+    fn raw_name(&mut self) -> Option<(usize, Tok<'s>, usize)> {
+        let rem = self.lex.remainder();
+        let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
+        let body = &rem[lead..];
+        if body.is_empty() || body.starts_with(['"', ',', ']', '\n', '\r']) {
+            return None;
+        }
+        let end = body.find([',', ']', '\n', '\r']).unwrap_or(body.len());
+        let raw = body[..end].trim_end();
+        let start = self.lex.span().end + lead;
+        self.lex.bump(lead + end);
+        Some((start, Tok::RawName(raw), start + raw.len()))
+    }
+
     fn fatal_error(&mut self, d: Diagnostic) -> Fatal {
         self.fatal = true;
         self.done = true;
@@ -376,6 +402,13 @@ impl<'s> Iterator for TokenStream<'s, '_> {
         if self.done {
             return None;
         }
+        if self.name_state == 2 {
+            self.name_state = 0;
+            if let Some(t) = self.raw_name() {
+                self.count += 1;
+                return Some(Ok(t));
+            }
+        }
         let tok = match self.lex.next()? {
             Ok(t) => t,
             Err(()) => {
@@ -386,6 +419,11 @@ impl<'s> Iterator for TokenStream<'s, '_> {
         };
         let span = self.lex.span();
         self.count += 1;
+        self.name_state = match (self.name_state, tok) {
+            (_, Tok::Ident("name")) => 1,
+            (1, Tok::Eq) => 2,
+            _ => 0,
+        };
         match tok {
             Tok::LBrace | Tok::LParen | Tok::LBracket | Tok::Lt => {
                 self.depth += 1;

@@ -307,7 +307,11 @@ impl<'s> Ctx<'s> {
                     *last = s;
                     ScalarValue::Float(f64::NEG_INFINITY)
                 }
-                _ => return Err(err("expected 'inf' after '-'".into()).into()),
+                Some((Tok::Ident("nan"), s)) => {
+                    *last = s;
+                    ScalarValue::Float(-f64::NAN)
+                }
+                _ => return Err(err("expected 'inf' or 'nan' after '-'".into()).into()),
             },
             (k, Tok::Num(text)) if k.is_float() => {
                 return Err(err(format!("float literal '{text}' needs a '.'"))

@@ -295,7 +295,8 @@ impl<'s> Ctx<'s> {
         pos.min(b.len())
     }
 
-    /// Decodes a string literal (quotes included) written with {fmt}-debug escapes.
+    /// Decodes a string literal (quotes included) written with {fmt}-debug escapes
+    /// (`\" \\ \n \r \t \0 \' \xHH \uHHHH \UHHHHHHHH`, and `\u{…}`).
     pub fn unescape(&mut self, s: Sp<'s>) -> Option<String> {
         let (raw, span) = s;
         let inner = raw
@@ -323,21 +324,27 @@ impl<'s> Ctx<'s> {
                 't' => out.push('\t'),
                 '0' => out.push('\0'),
                 '\\' | '"' | '\'' => out.push(e),
-                'u' | 'x' => {
+                'x' | 'u' | 'U' => {
+                    // {fmt}: \xHH, \uHHHH, \UHHHHHHHH; also Rust's \u{H…} / \x{H…}.
                     let rest = &inner[i + 2..];
                     let (hex, len) = if let Some(r) = rest.strip_prefix('{') {
                         match r.find('}') {
                             Some(k) => (&r[..k], k + 2),
                             None => return bad(self, inner.len()),
                         }
-                    } else if e == 'x' && rest.len() >= 2 && rest.is_char_boundary(2) {
-                        (&rest[..2], 2)
                     } else {
-                        return bad(self, i + 2);
+                        let n = match e {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        match rest.get(..n) {
+                            Some(h) if h.bytes().all(|b| b.is_ascii_hexdigit()) => (h, n),
+                            _ => return bad(self, (i + 2 + n).min(inner.len())),
+                        }
                     };
-                    let ch = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
-                    match ch {
-                        Some(ch) if e == 'u' || (ch as u32) < 0x80 => out.push(ch),
+                    match u32::from_str_radix(hex, 16).ok().and_then(char::from_u32) {
+                        Some(ch) if !hex.is_empty() => out.push(ch),
                         _ => return bad(self, i + 2 + len),
                     }
                     for _ in 0..len {
