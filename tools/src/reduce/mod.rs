@@ -200,7 +200,11 @@ impl<'a> Reducer<'a> {
             self.note(&format!("{what}: not interesting"));
             return Ok(false);
         }
-        self.note(&format!("{what}: accepted ({} -> {} lines)", self.text.lines().count(), text.lines().count()));
+        self.note(&format!(
+            "{what}: accepted ({} -> {} lines)",
+            self.text.lines().count(),
+            text.lines().count()
+        ));
         self.cur = cand;
         self.text = text;
         self.size = size;
