@@ -113,16 +113,16 @@ pub fn bisect(oracle: &dyn Oracle, input: &[u8]) -> Result<Bisection, Undecided>
     })
 }
 
-/// The diff `--print-changed` printed for invocation `index`: the lines after its
-/// `// -----// IR Dump Changed By … #INDEX //----- //` banner, up to the next banner or
-/// `BISECT:` line.
+/// The diff `--print-changed` printed for invocation `index`: the unified-diff lines
+/// after its `// -----// IR Dump Changed By … #INDEX //----- //` banner.
 pub fn changed_dump(stderr: &str, index: u64) -> Option<String> {
     let tag = format!(" #{index} //----- //");
     let mut lines = stderr.lines();
     lines.find(|l| l.starts_with("// -----// IR Dump") && l.ends_with(&tag))?;
     let mut out = String::new();
     for l in lines {
-        if l.starts_with("BISECT:") || l.starts_with("// -----//") {
+        let diff_line = l.is_empty() || l.starts_with([' ', '+', '-', '@', '\\']);
+        if !diff_line || l.starts_with("// -----//") {
             break;
         }
         out.push_str(l);
@@ -269,8 +269,17 @@ fn push_detail(s: &mut String, v: &Verdict) {
     if detail.is_empty() {
         return;
     }
-    for line in detail.lines().take(40) {
-        let _ = writeln!(s, "  | {line}");
+    // FileCheck's input dump repeats the output shown below; stop before it.
+    let lines: Vec<&str> = detail
+        .lines()
+        .take_while(|l| !l.contains("Input file: ") && !l.contains("-dump-input=help"))
+        .collect();
+    const MAX: usize = 24;
+    for line in lines.iter().take(MAX) {
+        let _ = writeln!(s, "  | {}", line.trim_end());
+    }
+    if lines.len() > MAX {
+        let _ = writeln!(s, "  | ... ({} more lines)", lines.len() - MAX);
     }
 }
 
