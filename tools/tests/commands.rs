@@ -22,10 +22,7 @@ callable %f: i32 (
 };
 ";
 
-fn run(
-    main: fn(&[String], &[u8], &mut dyn std::io::Write, &mut dyn std::io::Write) -> i32,
-    args: &[&str],
-) -> (i32, String, String) {
+fn run(main: xir_tools::opt::OptMainFn, args: &[&str]) -> (i32, String, String) {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     let (mut o, mut e) = (Vec::new(), Vec::new());
     let code = main(&args, b"", &mut o, &mut e);
