@@ -10,7 +10,11 @@ use crate::types::{ScalarKind, Type, TypeData};
 
 fn describe(fx: &Fx<'_, '_>, d: &InstData) -> String {
     let ops: Vec<String> = d.operands.iter().map(|v| fx.vty_name(*v)).collect();
-    format!("operands are ({}) and the result is {}", ops.join(", "), fx.tname(d.ty))
+    format!(
+        "operands are ({}) and the result is {}",
+        ops.join(", "),
+        fx.tname(d.ty)
+    )
 }
 
 /// The types of all operands, which must all be data rvalues.
@@ -38,7 +42,10 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
         return Err("arithmetic produces a value".into());
     };
     if tys.is_resource(r) || tys.is_custom(r) {
-        return Err(format!("result type {} is not a data type", fx.tname(Some(r))));
+        return Err(format!(
+            "result type {} is not a data type",
+            fx.tname(Some(r))
+        ));
     }
     let t = data_types(fx, d)?;
     let n = t.len();
@@ -46,11 +53,25 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
     let soe = |c: Type, ty: Type| c == ty || (tys.is_vector(ty) && tys.element(ty) == Some(c));
     let numeric = |x: Type| tys.numeric_sv(x);
     let (ok, rule): (bool, &str) = match op {
-        A::UnaryMinus | A::Abs => (t[0] == r && numeric(r), "expects an operand of the result type, a numeric scalar or vector"),
-        A::UnaryBitNot => (t[0] == r && tys.bitwise_sv(r), "expects an operand of the result type, an integer or bool scalar or vector"),
-        A::BinaryAdd | A::BinarySub | A::BinaryMul | A::BinaryDiv | A::BinaryMod | A::Clamp | A::Min | A::Max => {
-            (all_are(r) && numeric(r), "expects operands of the result type, a numeric scalar or vector")
-        }
+        A::UnaryMinus | A::Abs => (
+            t[0] == r && numeric(r),
+            "expects an operand of the result type, a numeric scalar or vector",
+        ),
+        A::UnaryBitNot => (
+            t[0] == r && tys.bitwise_sv(r),
+            "expects an operand of the result type, an integer or bool scalar or vector",
+        ),
+        A::BinaryAdd
+        | A::BinarySub
+        | A::BinaryMul
+        | A::BinaryDiv
+        | A::BinaryMod
+        | A::Clamp
+        | A::Min
+        | A::Max => (
+            all_are(r) && numeric(r),
+            "expects operands of the result type, a numeric scalar or vector",
+        ),
         A::BinaryBitAnd | A::BinaryBitOr | A::BinaryBitXor => (
             all_are(r) && tys.bitwise_sv(r),
             "expects operands of the result type, an integer or bool scalar or vector",
@@ -80,7 +101,10 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
                 "expects (false value, true value, condition) with both values of the result type and a bool condition (or a bool vector of the result's dimension)",
             )
         }
-        A::Saturate => (t[0] == r && tys.float_sv(r), "expects an operand of the result type, a float scalar or vector"),
+        A::Saturate => (
+            t[0] == r && tys.float_sv(r),
+            "expects an operand of the result type, a float scalar or vector",
+        ),
         A::Lerp => (
             t[0] == r && t[1] == r && tys.float_sv(r) && soe(t[2], r),
             "expects (a, b, t) with a and b of the (float) result type and t of that type or its element",
@@ -101,9 +125,32 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
             tys.float_sv(t[0]) && tys.bool_shape_for(r, t[0]),
             "expects a float operand and a bool result of its shape",
         ),
-        A::Acos | A::Acosh | A::Asin | A::Asinh | A::Atan | A::Atanh | A::Cos | A::Cosh | A::Sin
-        | A::Sinh | A::Tan | A::Tanh | A::Exp | A::Exp2 | A::Exp10 | A::Log | A::Log2 | A::Log10
-        | A::Sqrt | A::Rsqrt | A::Ceil | A::Floor | A::Fract | A::Trunc | A::Round | A::Rint => (
+        A::Acos
+        | A::Acosh
+        | A::Asin
+        | A::Asinh
+        | A::Atan
+        | A::Atanh
+        | A::Cos
+        | A::Cosh
+        | A::Sin
+        | A::Sinh
+        | A::Tan
+        | A::Tanh
+        | A::Exp
+        | A::Exp2
+        | A::Exp10
+        | A::Log
+        | A::Log2
+        | A::Log10
+        | A::Sqrt
+        | A::Rsqrt
+        | A::Ceil
+        | A::Floor
+        | A::Fract
+        | A::Trunc
+        | A::Round
+        | A::Rint => (
             t[0] == r && tys.float_sv(r),
             "expects an operand of the result type, a float scalar or vector",
         ),
@@ -130,7 +177,10 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
             tys.float_vec(t[0]) && tys.element(t[0]) == Some(r),
             "expects a float vector and a result of its element type",
         ),
-        A::Normalize => (t[0] == r && tys.float_vec(r), "expects an operand of the result type, a float vector"),
+        A::Normalize => (
+            t[0] == r && tys.float_vec(r),
+            "expects an operand of the result type, a float vector",
+        ),
         A::Faceforward | A::Reflect => (
             all_are(r) && tys.float_vec(r),
             "expects operands of the result type, a float vector",
@@ -145,7 +195,10 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
             } else {
                 tys.is_matrix(r) && t[0] == r && t[1] == r
             };
-            (ok, "expects two equal float vectors with a `matrix<f32, N>` result, or two matrices of the result type")
+            (
+                ok,
+                "expects two equal float vectors with a `matrix<f32, N>` result, or two matrices of the result type",
+            )
         }
         A::MatrixCompNeg | A::MatrixTranspose | A::MatrixInverse => (
             tys.is_matrix(r) && t[0] == r,
@@ -157,7 +210,10 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
                 let fits = |x: Type| x == r || Some(x) == e;
                 fits(t[0]) && fits(t[1]) && (t[0] == r || t[1] == r)
             };
-            (ok, "expects a matrix result and operands of that matrix type or its element, at least one a matrix")
+            (
+                ok,
+                "expects a matrix result and operands of that matrix type or its element, at least one a matrix",
+            )
         }
         A::MatrixLinalgMul => {
             let (a, b) = (t[0], t[1]);
@@ -168,20 +224,29 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
             } else {
                 tys.float_vec(a) && tys.is_matrix(b) && tys.dim(a) == tys.dim(b) && r == a
             };
-            (ok, "expects matrix×matrix, matrix×vector or vector×matrix of matching dimension")
+            (
+                ok,
+                "expects matrix×matrix, matrix×vector or vector×matrix of matching dimension",
+            )
         }
         A::MatrixDeterminant => (
             tys.is_matrix(t[0]) && tys.element(t[0]) == Some(r),
             "expects a matrix and a result of its element type",
         ),
-        A::Aggregate => (aggregate_ok(fx, r, &t), "expects one operand per element (column, member) of the result type, each of that element's type"),
+        A::Aggregate => (
+            aggregate_ok(fx, r, &t),
+            "expects one operand per element (column, member) of the result type, each of that element's type",
+        ),
         A::Shuffle => {
             let ok = tys.is_vector(r)
                 && tys.is_vector(t[0])
                 && tys.element(r) == tys.element(t[0])
                 && tys.dim(r).is_some_and(|k| k + 1 == n as u64)
                 && t[1..].iter().all(|x| tys.integer_scalar(*x));
-            (ok, "expects a vector of the result's element type followed by one integer index per result element")
+            (
+                ok,
+                "expects a vector of the result's element type followed by one integer index per result element",
+            )
         }
         A::Extract => {
             let e = indexed_type(fx, Some(t[0]), &d.operands[1..])?;
@@ -213,18 +278,27 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
             (true, "")
         }
     };
-    if ok { Ok(()) } else { Err(format!("{rule}; {}", describe(fx, d))) }
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{rule}; {}", describe(fx, d)))
+    }
 }
 
 fn aggregate_ok(fx: &Fx<'_, '_>, r: Type, t: &[Type]) -> bool {
     let tys = fx.tys;
     let n = t.len() as u64;
     match tys.data(r) {
-        Some(TypeData::Vector { elem, .. } | TypeData::Array { elem, .. } | TypeData::CoopVector { elem, .. }) => {
-            tys.dim(r) == Some(n) && t.iter().all(|x| x == elem)
-        }
+        Some(
+            TypeData::Vector { elem, .. }
+            | TypeData::Array { elem, .. }
+            | TypeData::CoopVector { elem, .. },
+        ) => tys.dim(r) == Some(n) && t.iter().all(|x| x == elem),
         Some(TypeData::Matrix { elem, n: k }) => {
-            let col = tys.find(&TypeData::Vector { elem: *elem, len: *k });
+            let col = tys.find(&TypeData::Vector {
+                elem: *elem,
+                len: *k,
+            });
             *k as u64 == n && col.is_some_and(|c| t.iter().all(|x| *x == c))
         }
         Some(TypeData::Struct { members, .. }) => members.as_slice() == t,
@@ -259,11 +333,15 @@ pub(super) fn check_thread_group(fx: &Fx<'_, '_>, op: G, d: &InstData) -> Result
             let ok = match t0 {
                 Some(x) if tys.is_scalar(x) => is(r, ScalarKind::Bool),
                 Some(x) => {
-                    tys.is_vector(x) && r.is_some_and(|r| tys.is_vec_of(r, ScalarKind::Bool, tys.dim(x)))
+                    tys.is_vector(x)
+                        && r.is_some_and(|r| tys.is_vec_of(r, ScalarKind::Bool, tys.dim(x)))
                 }
                 None => false,
             };
-            (ok, "expects a scalar or vector and a bool result of its shape")
+            (
+                ok,
+                "expects a scalar or vector and a bool result of its shape",
+            )
         }
         G::WarpActiveBitAnd | G::WarpActiveBitOr | G::WarpActiveBitXor => (
             r.is_some() && r == t0 && r.is_some_and(|r| tys.int_sv(r) || tys.uint_sv(r)),
@@ -287,16 +365,24 @@ pub(super) fn check_thread_group(fx: &Fx<'_, '_>, op: G, d: &InstData) -> Result
             "expects a `bool` operand and a `bool` result",
         ),
         G::WarpActiveBitMask => (
-            is(t0, ScalarKind::Bool) && r.is_some_and(|r| tys.is_vec_of(r, ScalarKind::U32, Some(4))),
+            is(t0, ScalarKind::Bool)
+                && r.is_some_and(|r| tys.is_vec_of(r, ScalarKind::U32, Some(4))),
             "expects a `bool` operand and a `vector<u32, 4>` result",
         ),
         G::WarpReadLane => (
             r == t0 && is(t.get(1).copied(), ScalarKind::U32),
             "expects a value of the result type and a `u32` lane",
         ),
-        G::WarpReadFirstActiveLane => (r.is_some() && r == t0, "expects an operand of the result type"),
+        G::WarpReadFirstActiveLane => (
+            r.is_some() && r == t0,
+            "expects an operand of the result type",
+        ),
     };
-    if ok { Ok(()) } else { Err(format!("{rule}; {}", describe(fx, d))) }
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{rule}; {}", describe(fx, d)))
+    }
 }
 
 /// Checks an autodiff intrinsic (`@op`).
@@ -317,7 +403,10 @@ pub(super) fn check_autodiff(fx: &Fx<'_, '_>, op: D, d: &InstData) -> Result<(),
     let t0 = t.first().copied();
     let (ok, rule) = match op {
         D::RequiresGradient | D::Backward => (r.is_none(), "has no result"),
-        D::Gradient | D::Detach => (r.is_some() && r == t0, "produces a value of its operand's type"),
+        D::Gradient | D::Detach => (
+            r.is_some() && r == t0,
+            "produces a value of its operand's type",
+        ),
         D::GradientMarker | D::AccumulateGradient => (
             r.is_none() && t.get(1).copied() == t0,
             "expects two operands of one type and no result",
@@ -331,5 +420,9 @@ pub(super) fn check_autodiff(fx: &Fx<'_, '_>, op: D, d: &InstData) -> Result<(),
             "expects a value of the result type and an `i32`/`u32` index",
         ),
     };
-    if ok { Ok(()) } else { Err(format!("{rule}; {}", describe(fx, d))) }
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{rule}; {}", describe(fx, d)))
+    }
 }

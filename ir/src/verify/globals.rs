@@ -43,7 +43,10 @@ pub(super) fn check_module(
             }
         };
         if let Some(msg) = msg {
-            out.push(Diagnostic::error(format!("const{}: constant {msg}", c.index()), span));
+            out.push(Diagnostic::error(
+                format!("const{}: constant {msg}", c.index()),
+                span,
+            ));
         }
     }
     for u in m.live_undefs() {
@@ -53,7 +56,10 @@ pub(super) fn check_module(
             .filter(|s| *s != crate::diag::Span::default());
         if !tys.valid(d.ty) {
             out.push(Diagnostic::error(
-                format!("undef{}: undefined value has an invalid type handle", u.index()),
+                format!(
+                    "undef{}: undefined value has an invalid type handle",
+                    u.index()
+                ),
                 span,
             ));
         } else if tys.is_resource(d.ty) {
@@ -84,12 +90,18 @@ pub(super) fn check_module(
     for &f in &m.func_order {
         if !m.functions.is_valid(f) {
             out.push(Diagnostic::error(
-                format!("func{}: the module's function list names a function that does not exist", f.index()),
+                format!(
+                    "func{}: the module's function list names a function that does not exist",
+                    f.index()
+                ),
                 None,
             ));
         } else if listed[f] {
             out.push(Diagnostic::error(
-                format!("func{}: function is listed more than once in the module", f.index()),
+                format!(
+                    "func{}: function is listed more than once in the module",
+                    f.index()
+                ),
                 sm.and_then(|s| s.func(f)),
             ));
         } else {
@@ -101,7 +113,11 @@ pub(super) fn check_module(
 fn is_coop(tys: &Tys<'_>, t: Type) -> bool {
     matches!(
         tys.data(t),
-        Some(TypeData::CoopVector { .. } | TypeData::CoopVectorRef { .. } | TypeData::CoopMatrixRef { .. })
+        Some(
+            TypeData::CoopVector { .. }
+                | TypeData::CoopVectorRef { .. }
+                | TypeData::CoopMatrixRef { .. }
+        )
     )
 }
 

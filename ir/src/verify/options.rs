@@ -120,8 +120,14 @@ mod tests {
 
     #[test]
     fn defaults_and_lists() {
-        assert_eq!(VerifyOptions::parse_list("").unwrap(), VerifyOptions::default());
-        assert_eq!(VerifyOptions::parse_list("all").unwrap(), VerifyOptions::all());
+        assert_eq!(
+            VerifyOptions::parse_list("").unwrap(),
+            VerifyOptions::default()
+        );
+        assert_eq!(
+            VerifyOptions::parse_list("all").unwrap(),
+            VerifyOptions::all()
+        );
         assert_eq!(
             VerifyOptions::parse_list("all, default").unwrap(),
             VerifyOptions::default()

@@ -9,8 +9,8 @@
 //! can appear in a valid module.
 
 use super::Fx;
-use super::tyutil::{COMMITTED_HIT, MOTION_SRT, PROCEDURAL_HIT, RAY, SURFACE_HIT, Shape};
 use super::types::argument_matches;
+use super::tyutil::{COMMITTED_HIT, MOTION_SRT, PROCEDURAL_HIT, RAY, SURFACE_HIT, Shape};
 use crate::function::{ArgKind, FunctionKind};
 use crate::inst::InstData;
 use crate::op::{
@@ -46,7 +46,8 @@ impl Ops<'_, '_, '_> {
         self.t(k).is_some_and(|t| self.fx.tys.integer_scalar(t))
     }
     fn vec(&self, k: usize, s: ScalarKind, n: u64) -> bool {
-        self.t(k).is_some_and(|t| self.fx.tys.is_vec_of(t, s, Some(n)))
+        self.t(k)
+            .is_some_and(|t| self.fx.tys.is_vec_of(t, s, Some(n)))
     }
     fn fvec(&self, k: usize, n: u64) -> bool {
         self.vec(k, ScalarKind::F32, n)
@@ -58,14 +59,19 @@ impl Ops<'_, '_, '_> {
         self.t(k).is_some_and(|t| self.fx.tys.matches(t, s))
     }
     fn mat4(&self, k: usize) -> bool {
-        self.t(k).is_some_and(|t| self.fx.tys.is_mat_f32(t, Some(4)))
+        self.t(k)
+            .is_some_and(|t| self.fx.tys.is_mat_f32(t, Some(4)))
     }
     fn base(&self) -> Option<&TypeData> {
         self.fx.vdata(*self.d.operands.first()?)
     }
     fn base_resource(&self) -> Option<&TypeData> {
         let v = *self.d.operands.first()?;
-        if self.fx.resource_arg(v) { self.fx.vdata(v) } else { None }
+        if self.fx.resource_arg(v) {
+            self.fx.vdata(v)
+        } else {
+            None
+        }
     }
     fn base_buffer(&self, typed: Option<bool>) -> bool {
         match self.base_resource() {
@@ -92,15 +98,28 @@ impl Ops<'_, '_, '_> {
                 return Err(format!(
                     "operand {k} must be a data rvalue, found {}{}",
                     self.fx.vty_name(v),
-                    if self.fx.is_lvalue(v) { " (an lvalue)" } else { "" }
+                    if self.fx.is_lvalue(v) {
+                        " (an lvalue)"
+                    } else {
+                        ""
+                    }
                 ));
             }
         }
         Ok(())
     }
     fn describe(&self) -> String {
-        let ops: Vec<String> = self.d.operands.iter().map(|v| self.fx.vty_name(*v)).collect();
-        format!("operands are ({}) and the result is {}", ops.join(", "), self.fx.tname(self.d.ty))
+        let ops: Vec<String> = self
+            .d
+            .operands
+            .iter()
+            .map(|v| self.fx.vty_name(*v))
+            .collect();
+        format!(
+            "operands are ({}) and the result is {}",
+            ops.join(", "),
+            self.fx.tname(self.d.ty)
+        )
     }
     fn fail(&self, what: &str) -> Result<(), String> {
         Err(format!("{what}; {}", self.describe()))
@@ -119,11 +138,20 @@ fn is_2d(op: Q) -> bool {
 }
 
 /// Checks a `resource_query`.
-pub(super) fn check_query(fx: &Fx<'_, '_>, op: Q, acc: BindlessAccess, d: &InstData) -> Result<(), String> {
+pub(super) fn check_query(
+    fx: &Fx<'_, '_>,
+    op: Q,
+    acc: BindlessAccess,
+    d: &InstData,
+) -> Result<(), String> {
     let o = Ops { fx, d };
     o.data_from(1)?;
     bindless_attr(acc, op.is_bindless())?;
-    let dim = if is_2d(op) { TextureDim::D2 } else { TextureDim::D3 };
+    let dim = if is_2d(op) {
+        TextureDim::D2
+    } else {
+        TextureDim::D3
+    };
     let base_ok = match op {
         Q::BufferSize => o.base_buffer(Some(true)),
         Q::ByteBufferSize => o.base_buffer(Some(false)),
@@ -180,7 +208,11 @@ pub(super) fn check_query(fx: &Fx<'_, '_>, op: Q, acc: BindlessAccess, d: &InstD
     }
     let n = if is_2d(op) { 2 } else { 3 };
     let operands_ok = match op {
-        Q::BufferSize | Q::ByteBufferSize | Q::Texture2dSize | Q::Texture3dSize | Q::BufferDeviceAddress => true,
+        Q::BufferSize
+        | Q::ByteBufferSize
+        | Q::Texture2dSize
+        | Q::Texture3dSize
+        | Q::BufferDeviceAddress => true,
         Q::BindlessBufferSize => o.index32(1) && o.u32(2),
         Q::BindlessByteBufferSize
         | Q::BindlessTexture2dSize
@@ -189,7 +221,9 @@ pub(super) fn check_query(fx: &Fx<'_, '_>, op: Q, acc: BindlessAccess, d: &InstD
         | Q::RayTracingInstanceTransform
         | Q::RayTracingInstanceUserId
         | Q::RayTracingInstanceVisibilityMask => o.index32(1),
-        Q::BindlessTexture2dSizeLevel | Q::BindlessTexture3dSizeLevel => o.index32(1) && o.integer(2),
+        Q::BindlessTexture2dSizeLevel | Q::BindlessTexture3dSizeLevel => {
+            o.index32(1) && o.integer(2)
+        }
         Q::Texture2dSample | Q::Texture3dSample => o.fvec(1, n) && o.u32(2) && o.u32(3),
         Q::Texture2dSampleLevel | Q::Texture3dSampleLevel => {
             o.fvec(1, n) && o.f32(2) && o.u32(3) && o.u32(4)
@@ -200,10 +234,13 @@ pub(super) fn check_query(fx: &Fx<'_, '_>, op: Q, acc: BindlessAccess, d: &InstD
         Q::Texture2dSampleGradLevel | Q::Texture3dSampleGradLevel => {
             o.fvec(1, n) && o.fvec(2, n) && o.fvec(3, n) && o.f32(4) && o.u32(5) && o.u32(6)
         }
-        Q::RayTracingTraceClosest | Q::RayTracingTraceAny | Q::RayTracingQueryAll | Q::RayTracingQueryAny => {
-            o.shape(1, &RAY) && o.u32(2)
+        Q::RayTracingTraceClosest
+        | Q::RayTracingTraceAny
+        | Q::RayTracingQueryAll
+        | Q::RayTracingQueryAny => o.shape(1, &RAY) && o.u32(2),
+        Q::RayTracingInstanceMotionMatrix | Q::RayTracingInstanceMotionSrt => {
+            o.index32(1) && o.index32(2)
         }
-        Q::RayTracingInstanceMotionMatrix | Q::RayTracingInstanceMotionSrt => o.index32(1) && o.index32(2),
         Q::RayTracingTraceClosestMotionBlur
         | Q::RayTracingTraceAnyMotionBlur
         | Q::RayTracingQueryAllMotionBlur
@@ -251,7 +288,12 @@ fn is_coop_math(op: R) -> bool {
 }
 
 /// Checks a `resource_read`.
-pub(super) fn check_read(fx: &Fx<'_, '_>, op: R, acc: BindlessAccess, d: &InstData) -> Result<(), String> {
+pub(super) fn check_read(
+    fx: &Fx<'_, '_>,
+    op: R,
+    acc: BindlessAccess,
+    d: &InstData,
+) -> Result<(), String> {
     let o = Ops { fx, d };
     o.data_from(1)?;
     bindless_attr(acc, op.is_bindless())?;
@@ -278,7 +320,9 @@ pub(super) fn check_read(fx: &Fx<'_, '_>, op: R, acc: BindlessAccess, d: &InstDa
         return o.fail("the resource operand has the wrong kind for this op");
     }
     let operands_ok = match op {
-        R::BufferRead | R::BufferVolatileRead | R::ByteBufferRead | R::ByteBufferVolatileRead => o.integer(1),
+        R::BufferRead | R::BufferVolatileRead | R::ByteBufferRead | R::ByteBufferVolatileRead => {
+            o.integer(1)
+        }
         R::Texture2dRead => o.uvec(1, 2),
         R::Texture3dRead => o.uvec(1, 3),
         R::BindlessBufferRead | R::BindlessByteBufferRead => o.index32(1) && o.integer(2),
@@ -288,7 +332,12 @@ pub(super) fn check_read(fx: &Fx<'_, '_>, op: R, acc: BindlessAccess, d: &InstDa
         R::BindlessTexture3dReadLevel => o.index32(1) && o.uvec(2, 3) && o.integer(3),
         R::CooperativeMulAdd => o.integer(1) && o.integer(3) && o.integer(5) && o.integer(6),
         R::BindlessCooperativeMulAdd => {
-            o.index32(1) && o.integer(2) && o.index32(3) && o.integer(4) && o.integer(6) && o.integer(7)
+            o.index32(1)
+                && o.integer(2)
+                && o.index32(3)
+                && o.integer(4)
+                && o.integer(6)
+                && o.integer(7)
         }
         R::CooperativeMul => o.integer(1) && o.integer(3),
         R::BindlessCooperativeMul => o.index32(1) && o.integer(2) && o.integer(4),
@@ -335,9 +384,7 @@ fn check_coop_math(o: &Ops<'_, '_, '_>, op: R, r: Type) -> Result<(), String> {
         return o.fail("expects cooperative-vector operands");
     };
     let same = o.d.operands.iter().all(|v| o.fx.vty(*v) == t0);
-    let bool_result = || {
-        matches!(tys.data(r), Some(TypeData::CoopVector { elem: e, len: l }) if tys.is_bool(*e) && l == len)
-    };
+    let bool_result = || matches!(tys.data(r), Some(TypeData::CoopVector { elem: e, len: l }) if tys.is_bool(*e) && l == len);
     let ok = match op {
         R::CooperativeVectorDot => same && r == *elem,
         R::CooperativeVectorIsinf | R::CooperativeVectorIsnan => same && bool_result(),
@@ -349,11 +396,20 @@ fn check_coop_math(o: &Ops<'_, '_, '_>, op: R, r: Type) -> Result<(), String> {
         | R::CooperativeVectorNotEqual => same && bool_result(),
         _ => same && Some(r) == t0,
     };
-    if ok { Ok(()) } else { o.fail("expects cooperative-vector operands of one type and the op's result type") }
+    if ok {
+        Ok(())
+    } else {
+        o.fail("expects cooperative-vector operands of one type and the op's result type")
+    }
 }
 
 /// Checks a `resource_write`.
-pub(super) fn check_write(fx: &Fx<'_, '_>, op: W, acc: BindlessAccess, d: &InstData) -> Result<(), String> {
+pub(super) fn check_write(
+    fx: &Fx<'_, '_>,
+    op: W,
+    acc: BindlessAccess,
+    d: &InstData,
+) -> Result<(), String> {
     let o = Ops { fx, d };
     if d.ty.is_some() {
         return Err("resource writes produce no value".into());
@@ -361,22 +417,29 @@ pub(super) fn check_write(fx: &Fx<'_, '_>, op: W, acc: BindlessAccess, d: &InstD
     o.data_from(1)?;
     bindless_attr(acc, op.is_bindless())?;
     let operands_ok = match op {
-        W::BufferWrite | W::BufferVolatileWrite | W::ByteBufferWrite | W::ByteBufferVolatileWrite => o.integer(1),
+        W::BufferWrite
+        | W::BufferVolatileWrite
+        | W::ByteBufferWrite
+        | W::ByteBufferVolatileWrite => o.integer(1),
         W::Texture2dWrite => o.uvec(1, 2),
         W::Texture3dWrite => o.uvec(1, 3),
         W::BindlessBufferWrite | W::BindlessByteBufferWrite => o.index32(1) && o.integer(2),
         W::DeviceAddressWrite => true,
         W::RayTracingSetInstanceTransform => o.index32(1) && o.mat4(2),
-        W::RayTracingSetInstanceVisibilityMask | W::RayTracingSetInstanceUserId => o.index32(1) && o.u32(2),
+        W::RayTracingSetInstanceVisibilityMask | W::RayTracingSetInstanceUserId => {
+            o.index32(1) && o.u32(2)
+        }
         W::RayTracingSetInstanceOpacity => o.index32(1) && o.kind(2, ScalarKind::Bool),
         W::RayTracingSetInstanceMotionMatrix => o.index32(1) && o.index32(2) && o.mat4(3),
-        W::RayTracingSetInstanceMotionSrt => o.index32(1) && o.index32(2) && o.shape(3, &MOTION_SRT),
+        W::RayTracingSetInstanceMotionSrt => {
+            o.index32(1) && o.index32(2) && o.shape(3, &MOTION_SRT)
+        }
         W::IndirectDispatchSetKernel => o.u32(1) && o.uvec(2, 3) && o.uvec(3, 3) && o.u32(4),
         W::IndirectDispatchSetCount => o.u32(1),
         W::CooperativeOuterProductAccumulate => o.integer(1) && o.integer(4),
-        W::CooperativeVectorAccumulate | W::CooperativeVectorStore | W::CooperativeVectorWorkgroupStore => {
-            o.integer(1)
-        }
+        W::CooperativeVectorAccumulate
+        | W::CooperativeVectorStore
+        | W::CooperativeVectorWorkgroupStore => o.integer(1),
         W::BindlessCooperativeVectorStore => o.index32(1) && o.integer(2),
     };
     if !operands_ok {
@@ -389,7 +452,11 @@ pub(super) fn check_write(fx: &Fx<'_, '_>, op: W, acc: BindlessAccess, d: &InstD
         }
         W::ByteBufferWrite | W::ByteBufferVolatileWrite => o.base_buffer(Some(false)),
         W::Texture2dWrite | W::Texture3dWrite => {
-            let dim = if op == W::Texture2dWrite { TextureDim::D2 } else { TextureDim::D3 };
+            let dim = if op == W::Texture2dWrite {
+                TextureDim::D2
+            } else {
+                TextureDim::D3
+            };
             o.base_texture(dim)
                 && matches!(o.base(), Some(TypeData::Texture { elem, .. })
                     if o.t(2).is_some_and(|t| fx.tys.is_vec_with(t, Some(*elem), 4)))
@@ -403,11 +470,12 @@ pub(super) fn check_write(fx: &Fx<'_, '_>, op: W, acc: BindlessAccess, d: &InstD
         W::IndirectDispatchSetKernel | W::IndirectDispatchSetCount => {
             o.base_buffer(None)
                 || (o.base_lvalue()
-                    && o.t(0).is_some_and(|t| fx.tys.is_custom_named(t, "LC_IndirectDispatchBuffer")))
+                    && o.t(0)
+                        .is_some_and(|t| fx.tys.is_custom_named(t, "LC_IndirectDispatchBuffer")))
         }
-        W::CooperativeOuterProductAccumulate | W::CooperativeVectorAccumulate | W::CooperativeVectorStore => {
-            o.base_buffer(None)
-        }
+        W::CooperativeOuterProductAccumulate
+        | W::CooperativeVectorAccumulate
+        | W::CooperativeVectorStore => o.base_buffer(None),
         W::CooperativeVectorWorkgroupStore => o.base_lvalue(),
         _ => o.base_accel(),
     };
@@ -418,10 +486,16 @@ pub(super) fn check_write(fx: &Fx<'_, '_>, op: W, acc: BindlessAccess, d: &InstD
 }
 
 /// Checks a `ray_query_object_read`.
-pub(super) fn check_rq_read(fx: &Fx<'_, '_>, op: RayQueryObjectReadOp, d: &InstData) -> Result<(), String> {
+pub(super) fn check_rq_read(
+    fx: &Fx<'_, '_>,
+    op: RayQueryObjectReadOp,
+    d: &InstData,
+) -> Result<(), String> {
     let o = Ops { fx, d };
     if !fx.ray_query_object(d.operands[0]) {
-        return o.fail("operand 0 must be a ray-query object (an lvalue of `LC_RayQueryAll`/`LC_RayQueryAny`)");
+        return o.fail(
+            "operand 0 must be a ray-query object (an lvalue of `LC_RayQueryAll`/`LC_RayQueryAny`)",
+        );
     }
     let tys = fx.tys;
     let Some(r) = d.ty else {
@@ -435,7 +509,11 @@ pub(super) fn check_rq_read(fx: &Fx<'_, '_>, op: RayQueryObjectReadOp, d: &InstD
         O::CommittedHit => tys.matches(r, &COMMITTED_HIT),
         O::IsTriangleCandidate | O::IsProceduralCandidate | O::IsTerminated => tys.is_bool(r),
     };
-    if ok { Ok(()) } else { o.fail("the result type does not match the op") }
+    if ok {
+        Ok(())
+    } else {
+        o.fail("the result type does not match the op")
+    }
 }
 
 /// Checks a `ray_query_object_write`.
@@ -445,7 +523,9 @@ pub(super) fn check_rq_write(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String
         return Err("ray-query writes produce no value".into());
     }
     if !fx.ray_query_object(d.operands[0]) {
-        return o.fail("operand 0 must be a ray-query object (an lvalue of `LC_RayQueryAll`/`LC_RayQueryAny`)");
+        return o.fail(
+            "operand 0 must be a ray-query object (an lvalue of `LC_RayQueryAll`/`LC_RayQueryAny`)",
+        );
     }
     if d.operands.len() == 2 && !(fx.data(d.operands[1]) && o.f32(1)) {
         return o.fail("the distance operand must be an `f32` rvalue");
@@ -461,14 +541,20 @@ pub(super) fn check_rq_pipeline(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), Str
     }
     let q = d.operands[0];
     if !fx.ray_query_object(q) {
-        return o.fail("operand 0 must be a ray-query object (an lvalue of `LC_RayQueryAll`/`LC_RayQueryAny`)");
+        return o.fail(
+            "operand 0 must be a ray-query object (an lvalue of `LC_RayQueryAll`/`LC_RayQueryAny`)",
+        );
     }
     let captures = &d.operands[3..];
     for k in [1, 2] {
         let Value::Func(g) = d.operands[k] else {
             return Err(format!("operand {k} must be a callable"));
         };
-        let Some(cf) = fx.m.functions.get(g).filter(|c| c.kind == FunctionKind::Callable) else {
+        let Some(cf) =
+            fx.m.functions
+                .get(g)
+                .filter(|c| c.kind == FunctionKind::Callable)
+        else {
             return Err(format!("operand {k} must be a callable"));
         };
         if cf.ret.is_some() || cf.arg_order.len() != captures.len() + 1 {

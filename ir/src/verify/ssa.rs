@@ -71,7 +71,9 @@ fn build_graph(fx: &Fx<'_, '_>) -> Graph {
             continue;
         }
         seen[b] = true;
-        let Some(&last) = f.blocks[b].insts.last() else { continue };
+        let Some(&last) = f.blocks[b].insts.last() else {
+            continue;
+        };
         if fx.place(last).map(|p| p.0) != Some(b) {
             continue;
         }
@@ -168,13 +170,21 @@ pub(super) fn check(fx: &mut Fx<'_, '_>) {
 
 fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
     let Some(d) = fx.inst(i) else { return };
-    let Some((_, order)) = fx.place(i) else { return };
+    let Some((_, order)) = fx.place(i) else {
+        return;
+    };
     for (k, &v) in d.operands.iter().enumerate() {
         let Value::Inst(x) = v else { continue };
-        let Some((db, dorder)) = fx.place(x) else { continue };
+        let Some((db, dorder)) = fx.place(x) else {
+            continue;
+        };
         if db == b {
             if dorder >= order {
-                let what = if x == i { "the instruction itself" } else { "a later instruction" };
+                let what = if x == i {
+                    "the instruction itself"
+                } else {
+                    "a later instruction"
+                };
                 fx.err_inst(
                     b,
                     i,
@@ -207,7 +217,10 @@ fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[Bl
             fx.err_inst(
                 b,
                 i,
-                format!("incoming block {k} (block{}) is not owned by this function", ib.index()),
+                format!(
+                    "incoming block {k} (block{}) is not owned by this function",
+                    ib.index()
+                ),
             );
             continue;
         }
@@ -227,13 +240,18 @@ fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[Bl
             fx.err_inst(
                 b,
                 i,
-                format!("incoming block {k} (block{}) appears more than once", ib.index()),
+                format!(
+                    "incoming block {k} (block{}) appears more than once",
+                    ib.index()
+                ),
             );
             continue;
         }
         incoming.push(ib);
         let Value::Inst(x) = v else { continue };
-        let Some((db, dorder)) = fx.place(x) else { continue };
+        let Some((db, dorder)) = fx.place(x) else {
+            continue;
+        };
         if db == ib {
             if let Some(t) = *g.term.get(ib) {
                 let torder = fx.place(t).map_or(u32::MAX, |p| p.1);
@@ -263,14 +281,21 @@ fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[Bl
         }
     }
     if incoming.len() != preds.len() {
-        let names: Vec<String> = preds.iter().map(|p| format!("block{}", p.index())).collect();
+        let names: Vec<String> = preds
+            .iter()
+            .map(|p| format!("block{}", p.index()))
+            .collect();
         fx.err_inst(
             b,
             i,
             format!(
                 "incoming blocks do not match the predecessors of block{} ({})",
                 b.index(),
-                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
             ),
         );
     }

@@ -44,7 +44,10 @@ pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
         crate::entity::SecondaryMap::with_default(false);
     for &a in &f.arg_order {
         let Some(ad) = f.args.get(a) else {
-            fx.err_fn(format!("signature names arg{}, which does not exist", a.index()));
+            fx.err_fn(format!(
+                "signature names arg{}, which does not exist",
+                a.index()
+            ));
             continue;
         };
         if seen[a] {
@@ -62,14 +65,19 @@ pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
         match ad.kind {
             ArgKind::Value if res || custom => fx.err_arg(
                 a,
-                format!("value argument cannot have {} type {t}", if res { "resource" } else { "custom" }),
+                format!(
+                    "value argument cannot have {} type {t}",
+                    if res { "resource" } else { "custom" }
+                ),
             ),
-            ArgKind::Reference if res => {
-                fx.err_arg(a, format!("reference argument cannot have resource type {t}"))
-            }
-            ArgKind::Resource if !res => {
-                fx.err_arg(a, format!("resource argument must have a resource type, found {t}"))
-            }
+            ArgKind::Reference if res => fx.err_arg(
+                a,
+                format!("reference argument cannot have resource type {t}"),
+            ),
+            ArgKind::Resource if !res => fx.err_arg(
+                a,
+                format!("resource argument must have a resource type, found {t}"),
+            ),
             _ => {}
         }
     }
@@ -118,7 +126,10 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
         visited[b] = true;
         for (k, &i) in f.blocks[b].insts.iter().enumerate() {
             let Some(d) = f.insts.get(i) else {
-                fx.err_block(b, format!("block lists inst{}, which does not exist", i.index()));
+                fx.err_block(
+                    b,
+                    format!("block lists inst{}, which does not exist", i.index()),
+                );
                 continue;
             };
             if let Some((pb, _)) = fx.place(i) {
@@ -141,7 +152,10 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
                 fx.err_inst(
                     b,
                     i,
-                    format!("instruction is listed in block{} but records {said}", b.index()),
+                    format!(
+                        "instruction is listed in block{} but records {said}",
+                        b.index()
+                    ),
                 );
             }
         }
@@ -175,7 +189,11 @@ pub(super) fn check_block_layout(fx: &mut Fx<'_, '_>, b: BlockId) {
         }
         if matches!(d.kind, InstKind::Phi { .. }) {
             if saw_non_phi {
-                fx.err_inst(b, i, "phi must precede every non-phi instruction of its block");
+                fx.err_inst(
+                    b,
+                    i,
+                    "phi must precede every non-phi instruction of its block",
+                );
             }
         } else {
             saw_non_phi = true;
@@ -198,7 +216,10 @@ pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) 
     for (k, &v) in d.operands.iter().enumerate() {
         let problem = match v {
             Value::Inst(x) => match fx.inst(x) {
-                None => Some(format!("inst{}, which does not exist in this function", x.index())),
+                None => Some(format!(
+                    "inst{}, which does not exist in this function",
+                    x.index()
+                )),
                 Some(_) if fx.place(x).is_none() => Some(format!(
                     "inst{}, which is not placed in any block of this function",
                     x.index()
@@ -207,16 +228,28 @@ pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) 
             },
             Value::Block(x) => (!fx.is_owned(x))
                 .then(|| format!("block{}, which is not owned by this function", x.index())),
-            Value::Arg(a) => (!*fx.arg_listed.get(a))
-                .then(|| format!("arg{}, which is not an argument of this function", a.index())),
+            Value::Arg(a) => (!*fx.arg_listed.get(a)).then(|| {
+                format!(
+                    "arg{}, which is not an argument of this function",
+                    a.index()
+                )
+            }),
             Value::Const(c) => (!fx.m.constants.get(c).is_some_and(|c| c.live))
                 .then(|| format!("const{}, which is not a constant of this module", c.index())),
             Value::Undef(u) => (!fx.m.undefs.get(u).is_some_and(|u| u.live)).then(|| {
-                format!("undef{}, which is not an undefined value of this module", u.index())
+                format!(
+                    "undef{}, which is not an undefined value of this module",
+                    u.index()
+                )
             }),
-            Value::Special(r) => (!fx.m.special_registers.iter().any(|(x, _)| *x == r)).then(|| {
-                format!("special register `{}`, which the module does not declare", r.name())
-            }),
+            Value::Special(r) => {
+                (!fx.m.special_registers.iter().any(|(x, _)| *x == r)).then(|| {
+                    format!(
+                        "special register `{}`, which the module does not declare",
+                        r.name()
+                    )
+                })
+            }
             Value::Func(g) => (!*fx.funcs_listed.get(g))
                 .then(|| format!("func{}, which is not a function of this module", g.index())),
         };
@@ -241,7 +274,10 @@ pub(super) fn check_control_flow(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, han
             Some(mb) if !fx.is_owned(mb) => fx.err_inst(
                 b,
                 i,
-                format!("merge block block{} is not owned by this function", mb.index()),
+                format!(
+                    "merge block block{} is not owned by this function",
+                    mb.index()
+                ),
             ),
             _ => {}
         }
@@ -254,7 +290,10 @@ pub(super) fn check_control_flow(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, han
                     Some(x) if !fx.is_owned(*x) => fx.err_inst(
                         b,
                         i,
-                        format!("loop {what} block block{} is not owned by this function", x.index()),
+                        format!(
+                            "loop {what} block block{} is not owned by this function",
+                            x.index()
+                        ),
                     ),
                     _ => {}
                 }
@@ -292,7 +331,11 @@ fn check_case_labels(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, labels: &[u64])
         Some(ScalarKind::I32 | ScalarKind::U32) => 32,
         _ => 64,
     };
-    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     let mut seen: rustc_hash::FxHashSet<u64> = Default::default();
     for (k, &l) in labels.iter().enumerate() {
         if l & mask != l {
@@ -304,7 +347,11 @@ fn check_case_labels(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, labels: &[u64])
         }
         let c = l & mask;
         if !seen.insert(c) {
-            fx.err_inst(b, i, format!("case {k} label {c} duplicates an earlier case"));
+            fx.err_inst(
+                b,
+                i,
+                format!("case {k} label {c} duplicates an earlier case"),
+            );
         }
     }
 }

@@ -54,7 +54,13 @@ pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok:
 fn expected_count(d: &InstData) -> Result<(), String> {
     let n = d.operands.len();
     let exact = |k: usize| if n == k { Ok(()) } else { Err(k.to_string()) };
-    let at_least = |k: usize| if n >= k { Ok(()) } else { Err(format!("at least {k}")) };
+    let at_least = |k: usize| {
+        if n >= k {
+            Ok(())
+        } else {
+            Err(format!("at least {k}"))
+        }
+    };
     match &d.kind {
         InstKind::If { .. } | InstKind::ConditionalBranch => exact(3),
         InstKind::Switch { labels, .. } | InstKind::IndexedBranch { labels } => {
@@ -114,7 +120,11 @@ fn expected_count(d: &InstData) -> Result<(), String> {
 }
 
 fn arity(a: crate::op::Arity, n: usize) -> Result<(), String> {
-    if a.accepts(n) { Ok(()) } else { Err(a.to_string()) }
+    if a.accepts(n) {
+        Ok(())
+    } else {
+        Err(a.to_string())
+    }
 }
 
 /// Number of value operands of an atomic op (after base and indices).
@@ -178,11 +188,18 @@ fn blocks_from(d: &InstData, start: usize) -> Result<(), String> {
 /// Upstream's aggregate index walk (GEP and extract/insert): arrays, vectors and
 /// cooperative vectors index dynamically, matrices yield their column vector, struct
 /// member indices must be non-negative integer constants in range.
-pub(super) fn indexed_type(fx: &Fx<'_, '_>, base: Option<Type>, indices: &[Value]) -> Result<Type, String> {
+pub(super) fn indexed_type(
+    fx: &Fx<'_, '_>,
+    base: Option<Type>,
+    indices: &[Value],
+) -> Result<Type, String> {
     let mut cur = base.ok_or("the aggregate is untyped")?;
     for (k, &idx) in indices.iter().enumerate() {
         if !fx.data(idx) || !fx.vty(idx).is_some_and(|t| fx.tys.integer_scalar(t)) {
-            return Err(format!("index {k} must be an integer scalar rvalue, found {}", fx.vty_name(idx)));
+            return Err(format!(
+                "index {k} must be an integer scalar rvalue, found {}",
+                fx.vty_name(idx)
+            ));
         }
         cur = match fx.tys.data(cur) {
             Some(TypeData::Array { elem, .. })
@@ -190,7 +207,10 @@ pub(super) fn indexed_type(fx: &Fx<'_, '_>, base: Option<Type>, indices: &[Value
             | Some(TypeData::CoopVector { elem, .. }) => *elem,
             Some(TypeData::Matrix { elem, n }) => fx
                 .tys
-                .find(&TypeData::Vector { elem: *elem, len: *n })
+                .find(&TypeData::Vector {
+                    elem: *elem,
+                    len: *n,
+                })
                 .ok_or("the matrix column vector type is not interned")?,
             Some(TypeData::Struct { members, .. }) => {
                 let Some(m) = fx.const_nonneg(idx) else {
@@ -423,7 +443,9 @@ fn check_atomic(fx: &Fx<'_, '_>, op: AtomicOp, d: &InstData) -> Result<(), Strin
     let tys = fx.tys;
     let ok_ty = matches!(
         tys.scalar(t),
-        Some(ScalarKind::I32 | ScalarKind::U32 | ScalarKind::I64 | ScalarKind::U64 | ScalarKind::F32)
+        Some(
+            ScalarKind::I32 | ScalarKind::U32 | ScalarKind::I64 | ScalarKind::U64 | ScalarKind::F32
+        )
     );
     if !ok_ty {
         return Err(format!(
@@ -434,7 +456,9 @@ fn check_atomic(fx: &Fx<'_, '_>, op: AtomicOp, d: &InstData) -> Result<(), Strin
     let base = ops[0];
     let indices = &ops[1..ops.len() - vc];
     let buffer_elem = match fx.vdata(base) {
-        Some(TypeData::Buffer { elem: Some(e) }) if fx.resource_arg(base) && !indices.is_empty() => {
+        Some(TypeData::Buffer { elem: Some(e) })
+            if fx.resource_arg(base) && !indices.is_empty() =>
+        {
             Some(*e)
         }
         _ => None,
@@ -479,8 +503,10 @@ fn check_atomic(fx: &Fx<'_, '_>, op: AtomicOp, d: &InstData) -> Result<(), Strin
             ));
         }
     }
-    if matches!(op, AtomicOp::FetchAnd | AtomicOp::FetchOr | AtomicOp::FetchXor)
-        && !tys.integer_scalar(t)
+    if matches!(
+        op,
+        AtomicOp::FetchAnd | AtomicOp::FetchOr | AtomicOp::FetchXor
+    ) && !tys.integer_scalar(t)
     {
         return Err("bitwise atomics need an integer type".into());
     }
@@ -497,7 +523,10 @@ fn check_cast(fx: &Fx<'_, '_>, op: CastOp, d: &InstData) -> Result<(), String> {
     }
     let v = d.operands[0];
     if !fx.data(v) {
-        return Err(format!("operand must be a data rvalue, found {}", fx.vty_name(v)));
+        return Err(format!(
+            "operand must be a data rvalue, found {}",
+            fx.vty_name(v)
+        ));
     }
     let Some(src) = fx.vty(v) else {
         return Err("operand is untyped".into());

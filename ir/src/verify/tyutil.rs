@@ -30,24 +30,15 @@ const F32X3: Shape = Shape::A(&F32, 3);
 /// Upstream's `Ray` struct.
 pub(crate) const RAY: Shape = Shape::St(16, &[F32X3, F32, F32X3, F32]);
 /// Upstream's triangle/surface hit struct.
-pub(crate) const SURFACE_HIT: Shape =
-    Shape::St(8, &[U32, U32, Shape::V(ScalarKind::F32, 2), F32]);
+pub(crate) const SURFACE_HIT: Shape = Shape::St(8, &[U32, U32, Shape::V(ScalarKind::F32, 2), F32]);
 /// Upstream's procedural hit struct.
 pub(crate) const PROCEDURAL_HIT: Shape = Shape::St(8, &[U32, U32]);
 /// Upstream's committed hit struct.
 pub(crate) const COMMITTED_HIT: Shape =
     Shape::St(8, &[U32, U32, Shape::V(ScalarKind::F32, 2), U32, F32]);
 /// Upstream's motion SRT struct.
-pub(crate) const MOTION_SRT: Shape = Shape::St(
-    16,
-    &[
-        F32X3,
-        Shape::A(&F32, 4),
-        F32X3,
-        F32X3,
-        F32X3,
-    ],
-);
+pub(crate) const MOTION_SRT: Shape =
+    Shape::St(16, &[F32X3, Shape::A(&F32, 4), F32X3, F32X3, F32X3]);
 
 /// Type queries over one module's store.
 pub(crate) struct Tys<'a> {
@@ -397,14 +388,19 @@ impl<'a> Tys<'a> {
     pub fn matches(&self, t: Type, s: &Shape) -> bool {
         match (self.data(t), s) {
             (Some(TypeData::Scalar(k)), Shape::S(x)) => k == x,
-            (Some(TypeData::Vector { .. }), Shape::V(k, n)) => self.is_vec_of(t, *k, Some(*n as u64)),
+            (Some(TypeData::Vector { .. }), Shape::V(k, n)) => {
+                self.is_vec_of(t, *k, Some(*n as u64))
+            }
             (Some(TypeData::Array { elem, len }), Shape::A(e, n)) => {
                 len == n && self.matches(*elem, e)
             }
             (Some(TypeData::Struct { align, members }), Shape::St(a, ms)) => {
                 align == a
                     && members.len() == ms.len()
-                    && members.iter().zip(ms.iter()).all(|(m, s)| self.matches(*m, s))
+                    && members
+                        .iter()
+                        .zip(ms.iter())
+                        .all(|(m, s)| self.matches(*m, s))
             }
             _ => false,
         }
