@@ -1,10 +1,8 @@
 //! The driver's one doorway to the xir text parser, printer and verifier.
 //!
 //! Everything the driver needs from `xir-ir` goes through these four functions. The
-//! printer and verifier are `xir_ir::text::print` and `xir_ir::verify`. The text parser
-//! is still being written on another branch: until it is merged, [`parse_module`]
-//! answers with an honest "not available in this build" error and nothing here imitates
-//! it.
+//! parser, printer and verifier are `xir_ir::text::parse_module`, `xir_ir::text::print`
+//! and `xir_ir::verify`.
 
 use xir_ir::Module;
 use xir_ir::diag::Diagnostic;
@@ -26,8 +24,7 @@ pub type VerifyChoice = VerifyOptions;
 
 /// Parses xir text into a module and its source map.
 pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
-    let _ = src;
-    Err(vec![not_available("the xir text parser", "parser")])
+    xir_ir::text::parse_module(src)
 }
 
 /// Prints a module in canonical form.
@@ -52,11 +49,4 @@ pub fn verify_module(
     source_map: Option<&SourceMap>,
 ) -> Vec<Diagnostic> {
     xir_ir::verify::verify_module(module, choice, source_map)
-}
-
-fn not_available(what: &str, branch: &str) -> Diagnostic {
-    Diagnostic::error(
-        format!("{what} is not in this build yet (branch '{branch}' not merged)"),
-        None,
-    )
 }
