@@ -1,1 +1,347 @@
-//! xir-driver (in progress).
+//! # xir-driver — the `xir-opt` driver
+//!
+//! [`xir_opt_main`] is the whole tool as a function: it takes the arguments (without the
+//! program name), the bytes of standard input and two writers, and returns the exit
+//! status. The `xir-opt` binary is a thin wrapper around it, and the corpus harness calls
+//! it in-process.
+//!
+//! One run: parse the command line ([`cli`]), check the pass pipeline ([`pipeline`]),
+//! read the input, optionally split it at `// -----` lines ([`split`]), and for each
+//! chunk parse, verify, run the pipeline, verify again and print. With
+//! `--verify-diagnostics` the diagnostics are matched against `expected-*` comments
+//! ([`expect`]) instead of being printed.
+//!
+//! Exit status: 0 success, 1 user error (bad flag, unreadable input, invalid IR,
+//! mismatched expected diagnostics, a failed pipeline: see [`pipeline`]), 2 internal
+//! error (a bug: a caught panic, including a pass that panicked), 3 a pass left invalid
+//! IR behind (`--verify-each`).
+//!
+//! Output goes to standard output, or with `-o FILE` to a temporary file renamed over
+//! `FILE` on success ([`output`]); on any error no file is written. With
+//! `--split-input-file` standard output still receives the chunks that succeeded (as
+//! `mlir-opt` does), joined by `// -----`.
+
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod expect;
+pub mod frontend;
+pub mod instrument;
+pub mod output;
+pub mod pipeline;
+pub mod split;
+
+use cli::{Cli, Emit};
+use pipeline::PipelineError;
+use std::io::Write;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use xir_ir::diag::{Diagnostic, Severity, render};
+
+/// Exit status for success.
+pub const EXIT_OK: i32 = 0;
+/// Exit status for user errors.
+pub const EXIT_USER_ERROR: i32 = 1;
+/// Exit status for internal errors (bugs).
+pub const EXIT_INTERNAL_ERROR: i32 = 2;
+
+static STDERR_IS_TERMINAL: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Tells the driver whether the process's standard error is a terminal (the `xir-opt`
+/// binary calls this; in-process callers never get colours from `--color=auto`).
+pub fn set_stderr_is_terminal(yes: bool) {
+    STDERR_IS_TERMINAL.store(yes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// What [`set_stderr_is_terminal`] recorded.
+pub fn stderr_is_terminal() -> bool {
+    STDERR_IS_TERMINAL.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Buffered result of one run, written out only at the end.
+#[derive(Default)]
+struct Outcome {
+    out: Vec<u8>,
+    err: String,
+    code: i32,
+}
+
+impl Outcome {
+    fn usage_error(msg: impl std::fmt::Display) -> Outcome {
+        Outcome {
+            err: format!("error: {msg}\n"),
+            code: EXIT_USER_ERROR,
+            ..Outcome::default()
+        }
+    }
+}
+
+/// Runs `xir-opt` with `args` (no program name) and `stdin`, writing to `stdout` and
+/// `stderr`; returns the exit status. Never panics: a panic inside is reported as an
+/// internal error with status 2.
+pub fn xir_opt_main(
+    args: &[String],
+    stdin: &[u8],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> i32 {
+    let outcome = match catch_unwind(AssertUnwindSafe(|| run(args, stdin))) {
+        Ok(o) => o,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Outcome {
+                err: format!(
+                    "xir-opt: internal error: {msg}\nThis is a bug in xir; please report it with the input and command line.\n"
+                ),
+                code: EXIT_INTERNAL_ERROR,
+                ..Outcome::default()
+            }
+        }
+    };
+    // Broken pipes and the like are not worth a different exit status.
+    let _ = stdout.write_all(&outcome.out);
+    let _ = stdout.flush();
+    let _ = stderr.write_all(outcome.err.as_bytes());
+    let _ = stderr.flush();
+    outcome.code
+}
+
+/// Whether a run with these arguments reads standard input (so the binary only blocks
+/// on stdin when it must).
+pub fn needs_stdin(args: &[String]) -> bool {
+    Cli::try_parse_args(args)
+        .map(|c| matches!(c.input.as_deref(), None | Some("-")))
+        .unwrap_or(false)
+}
+
+/// What one chunk produced.
+struct ChunkResult {
+    padded: String,
+    output: Option<String>,
+    diags: Vec<Diagnostic>,
+    /// Pipeline log (warnings, dumps, reports) and rendered pipeline errors.
+    log: String,
+    /// Exit status of a failed pipeline run.
+    code: i32,
+}
+
+fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(|d| d.severity == Severity::Error)
+}
+
+fn process_chunk(padded: String, cli: &Cli, verify: &frontend::VerifyChoice) -> ChunkResult {
+    let mut diags = Vec::new();
+    let mut log = String::new();
+    let mut code = EXIT_OK;
+    let output = (|| {
+        let (mut module, source_map) = match frontend::parse_module(&padded) {
+            Ok(m) => m,
+            Err(d) => {
+                diags.extend(d);
+                return None;
+            }
+        };
+        if !cli.no_verify {
+            diags.extend(frontend::verify_module(&module, verify, Some(&source_map)));
+            if has_errors(&diags) {
+                return None;
+            }
+        }
+        match pipeline::run_pipeline(&mut module, cli, &mut log) {
+            Ok(()) => {}
+            Err(PipelineError::Diagnostics(d)) => {
+                diags.extend(d);
+                return None;
+            }
+            Err(PipelineError::Usage(m)) => {
+                diags.push(Diagnostic::error(m, None));
+                return None;
+            }
+            Err(PipelineError::Rendered(m)) => {
+                log.push_str(&m);
+                code = EXIT_USER_ERROR;
+                return None;
+            }
+            Err(PipelineError::Failed { message, code: c }) => {
+                log.push_str(&message);
+                code = c;
+                return None;
+            }
+        }
+        if !cli.no_verify && (cli.passes.is_some() || cli.pipeline.is_some()) {
+            diags.extend(frontend::verify_module(&module, verify, None));
+            if has_errors(&diags) {
+                return None;
+            }
+        }
+        let choice = frontend::PrintChoice {
+            flat: cli.emit == Emit::XirFlat,
+            debug_info: cli.debug_info,
+        };
+        match frontend::print_module(&module, choice) {
+            Ok(s) => Some(s),
+            Err(d) => {
+                diags.extend(d);
+                None
+            }
+        }
+    })();
+    ChunkResult {
+        padded,
+        output,
+        diags,
+        log,
+        code,
+    }
+}
+
+fn read_input(cli: &Cli, stdin: &[u8]) -> Result<String, String> {
+    let bytes = match cli.input.as_deref() {
+        None | Some("-") => stdin.to_vec(),
+        Some(p) => std::fs::read(p).map_err(|e| format!("cannot read '{p}': {}", io_msg(&e)))?,
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{} is not valid UTF-8 (byte offset {})",
+            cli.input_name(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+fn io_msg(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "No such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "Permission denied".into(),
+        std::io::ErrorKind::IsADirectory => "Is a directory".into(),
+        _ => e.to_string(),
+    }
+}
+
+fn run(args: &[String], stdin: &[u8]) -> Outcome {
+    let cli = match Cli::try_parse_args(args) {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let text = e.render().to_string();
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => Outcome {
+                    out: text.into_bytes(),
+                    ..Outcome::default()
+                },
+                _ => Outcome {
+                    err: text,
+                    code: EXIT_USER_ERROR,
+                    ..Outcome::default()
+                },
+            };
+        }
+    };
+    let pipeline_error = |e: PipelineError| match e {
+        PipelineError::Usage(m) => Outcome::usage_error(m),
+        PipelineError::Rendered(m) => Outcome {
+            err: m,
+            code: EXIT_USER_ERROR,
+            ..Outcome::default()
+        },
+        PipelineError::Failed { message, code } => Outcome {
+            err: message,
+            code,
+            ..Outcome::default()
+        },
+        PipelineError::Diagnostics(d) => Outcome {
+            err: render(cli.input_name(), "", &d),
+            code: EXIT_USER_ERROR,
+            ..Outcome::default()
+        },
+    };
+    if let Some(early) = pipeline::early_output(&cli) {
+        return match early {
+            Ok(text) => Outcome {
+                out: text.into_bytes(),
+                ..Outcome::default()
+            },
+            Err(e) => pipeline_error(e),
+        };
+    }
+    if let Err(e) = pipeline::check_pipeline(&cli) {
+        return pipeline_error(e);
+    }
+    let verify = match cli.verify_options.as_deref() {
+        Some(list) => match frontend::parse_verify_options(list) {
+            Ok(v) => v,
+            Err(m) => return Outcome::usage_error(format!("--verify-options: {m}")),
+        },
+        None => frontend::VerifyChoice::default(),
+    };
+    let src = match read_input(&cli, stdin) {
+        Ok(s) => s,
+        Err(m) => return Outcome::usage_error(m),
+    };
+    let chunks = if cli.split_input_file {
+        split::split(&src)
+    } else {
+        vec![split::Chunk {
+            first_line: 0,
+            text: src,
+        }]
+    };
+    let results: Vec<ChunkResult> = chunks
+        .iter()
+        .map(|c| process_chunk(c.padded(), &cli, &verify))
+        .collect();
+
+    let name = cli.input_name();
+    let mut err = String::new();
+    let ok = if cli.verify_diagnostics {
+        let mut all_matched = true;
+        for r in &results {
+            let mismatches = match expect::parse_expectations(&r.padded) {
+                Ok(mut exp) => expect::check(&r.padded, &mut exp, &r.diags),
+                Err(bad) => bad,
+            };
+            all_matched &= mismatches.is_empty();
+            err.push_str(&render(name, &r.padded, &mismatches));
+        }
+        all_matched
+    } else {
+        for r in &results {
+            err.push_str(&r.log);
+            err.push_str(&render(name, &r.padded, &r.diags));
+        }
+        results.iter().all(|r| r.output.is_some())
+    };
+    let failed_code = results
+        .iter()
+        .map(|r| r.code)
+        .find(|c| *c != EXIT_OK)
+        .unwrap_or(EXIT_USER_ERROR);
+    let outputs: Vec<String> = results
+        .into_iter()
+        .map(|r| r.output.unwrap_or_default())
+        .collect();
+    let text = split::join(&outputs);
+
+    let mut outcome = Outcome {
+        err,
+        code: if ok { EXIT_OK } else { failed_code },
+        ..Outcome::default()
+    };
+    match cli.output.as_deref() {
+        None | Some("-") => outcome.out = text.into_bytes(),
+        Some(path) if ok => {
+            if let Err(e) = output::write_atomically(std::path::Path::new(path), text.as_bytes()) {
+                outcome
+                    .err
+                    .push_str(&format!("error: cannot write '{path}': {}\n", io_msg(&e)));
+                outcome.code = EXIT_USER_ERROR;
+            }
+        }
+        Some(_) => {}
+    }
+    outcome
+}

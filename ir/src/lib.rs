@@ -23,15 +23,18 @@ pub mod diag;
 pub mod entity;
 pub mod function;
 pub mod inst;
+pub mod interchange;
 pub mod metadata;
 pub mod module;
 pub mod op;
 pub mod source_map;
 pub mod structural_eq;
+pub mod testgen;
 pub mod text;
 pub mod types;
 pub mod uses;
 pub mod value;
+pub mod verify;
 
 pub use entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use function::{ArgData, ArgKind, BlockData, Function, FunctionKind};

@@ -1,0 +1,25 @@
+//! `xir-opt`: a thin wrapper around [`xir_driver::xir_opt_main`].
+
+use std::io::{IsTerminal, Read};
+
+fn main() {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut stdin = Vec::new();
+    if xir_driver::needs_stdin(&args)
+        && let Err(e) = std::io::stdin().read_to_end(&mut stdin)
+    {
+        eprintln!("error: cannot read standard input: {e}");
+        std::process::exit(xir_driver::EXIT_USER_ERROR);
+    }
+    xir_driver::set_stderr_is_terminal(std::io::stderr().is_terminal());
+    let code = xir_driver::xir_opt_main(
+        &args,
+        &stdin,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    );
+    std::process::exit(code);
+}

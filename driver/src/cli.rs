@@ -1,0 +1,331 @@
+//! The `xir-opt` command line, parsed with clap.
+//!
+//! The help text is laid out the way `mlir-opt --help` is: an overview line, a usage line,
+//! then options grouped under headings, one line each.
+
+use clap::{ArgAction, Parser, ValueEnum};
+
+/// What `xir-opt` prints.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// Nested xir2text (structured children printed inline).
+    #[default]
+    Xir,
+    /// Flat xir2text (every block a top-level label).
+    XirFlat,
+}
+
+/// `--list-passes` formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// One line per pass.
+    Text,
+    /// The content of `docs/passes.md`.
+    Markdown,
+}
+
+/// `--pass-stats` formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    /// Upstream's `Stats::log` tree.
+    Text,
+    /// JSON.
+    Json,
+}
+
+/// When to colour diagnostics and diffs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Only when standard error is a terminal.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Parsed `xir-opt` arguments.
+#[derive(Clone, Debug, Parser)]
+#[command(
+    name = "xir-opt",
+    about = "xir modular optimizer driver",
+    version,
+    disable_help_flag = true,
+    disable_version_flag = true,
+    max_term_width = 120,
+    help_template = "OVERVIEW: {about}\n\nUSAGE: {usage}\n\n{all-args}\n"
+)]
+pub struct Cli {
+    /// Input file ('-' or absent: standard input)
+    #[arg(value_name = "INPUT")]
+    pub input: Option<String>,
+
+    /// Write output to FILE (atomically; nothing is written on error)
+    #[arg(short = 'o', value_name = "FILE", help_heading = "Output options")]
+    pub output: Option<String>,
+
+    /// Output form: xir (nested, default) or xir-flat
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Emit::Xir,
+        hide_default_value = true,
+        value_name = "FORM",
+        hide_possible_values = true,
+        help_heading = "Output options"
+    )]
+    pub emit: Emit,
+
+    /// Print debug comments (users, preds, CFG) in the output
+    #[arg(long, help_heading = "Output options")]
+    pub debug_info: bool,
+
+    /// Run these passes in order (comma-separated)
+    #[arg(
+        long,
+        value_name = "LIST",
+        allow_hyphen_values = false,
+        help_heading = "Pass pipeline options"
+    )]
+    pub passes: Option<String>,
+
+    /// Run a named pipeline, or the pipeline file at this path
+    #[arg(
+        long,
+        value_name = "NAME|FILE",
+        conflicts_with = "passes",
+        help_heading = "Pass pipeline options"
+    )]
+    pub pipeline: Option<String>,
+
+    /// Set a pipeline parameter (optimize, scalarizer, fast-math, …); repeatable
+    #[arg(
+        long = "pipeline-param",
+        value_name = "NAME=BOOL",
+        action = ArgAction::Append,
+        help_heading = "Pass pipeline options"
+    )]
+    pub pipeline_params: Vec<String>,
+
+    /// Print the expanded pipeline in --passes form and exit
+    #[arg(long, help_heading = "Pass pipeline options")]
+    pub print_pipeline: bool,
+
+    /// List the available passes (text or markdown) and exit
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "text",
+        hide_possible_values = true,
+        help_heading = "Pass pipeline options"
+    )]
+    pub list_passes: Option<ListFormat>,
+
+    /// Make the test-only passes (test-*) available
+    #[arg(long, help_heading = "Pass pipeline options")]
+    pub enable_test_passes: bool,
+
+    /// Verify (and check reported changes) after every pass; on by default
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_value_t = true,
+        default_missing_value = "true",
+        action = ArgAction::Set,
+        hide_default_value = true,
+        hide_possible_values = true,
+        help_heading = "Verification options"
+    )]
+    pub verify_each: bool,
+
+    /// Do not verify the input or the output
+    #[arg(
+        long,
+        conflicts_with_all = ["verify_each", "verify_options"],
+        help_heading = "Verification options"
+    )]
+    pub no_verify: bool,
+
+    /// Extra verifier requirements, e.g. require-no-phi,require-unique-merge-blocks
+    #[arg(long, value_name = "LIST", help_heading = "Verification options")]
+    pub verify_options: Option<String>,
+
+    /// Print the IR before every pass
+    #[arg(long, help_heading = "Debugging options")]
+    pub print_before_all: bool,
+
+    /// Print the IR after every pass
+    #[arg(long, help_heading = "Debugging options")]
+    pub print_after_all: bool,
+
+    /// Print the IR before these passes (names or labels, comma-separated)
+    #[arg(
+        long,
+        value_name = "PASSES",
+        value_delimiter = ',',
+        help_heading = "Debugging options"
+    )]
+    pub print_before: Vec<String>,
+
+    /// Print the IR after these passes (names or labels, comma-separated)
+    #[arg(
+        long,
+        value_name = "PASSES",
+        value_delimiter = ',',
+        help_heading = "Debugging options"
+    )]
+    pub print_after: Vec<String>,
+
+    /// Print a unified diff after every pass that changed the IR
+    #[arg(long, help_heading = "Debugging options")]
+    pub print_changed: bool,
+
+    /// Print whole modules instead of just their functions
+    #[arg(long, help_heading = "Debugging options")]
+    pub print_module_scope: bool,
+
+    /// Limit IR printing to these functions (name metadata or %id, comma-separated)
+    #[arg(
+        long,
+        value_name = "FUNCS",
+        value_delimiter = ',',
+        help_heading = "Debugging options"
+    )]
+    pub filter_print_funcs: Vec<String>,
+
+    /// Write the module after every pass invocation to DIR/NNN-path.xir
+    #[arg(long, value_name = "DIR", help_heading = "Debugging options")]
+    pub dump_dir: Option<String>,
+
+    /// Print pass statistics (text: upstream's Stats::log tree, or json)
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "text",
+        hide_possible_values = true,
+        help_heading = "Debugging options"
+    )]
+    pub pass_stats: Option<StatsFormat>,
+
+    /// Print a per-pass timing report
+    #[arg(long, help_heading = "Debugging options")]
+    pub time_passes: bool,
+
+    /// Log every pass start and finish (also LUISA_XIR_TRACE_PASSES=1)
+    #[arg(long, help_heading = "Debugging options")]
+    pub trace_passes: bool,
+
+    /// Run only the first N pass invocations (-1: run all, log every index)
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        help_heading = "Debugging options"
+    )]
+    pub bisect_limit: Option<i64>,
+
+    /// On a pass crash or broken IR, write a reproducer (IR before the failing pass + RUN line)
+    #[arg(long, value_name = "FILE", help_heading = "Debugging options")]
+    pub crash_reproducer: Option<String>,
+
+    /// Colour diffs: auto (when standard error is a terminal), always or never
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value_t = ColorChoice::Auto,
+        hide_default_value = true,
+        hide_possible_values = true,
+        help_heading = "Debugging options"
+    )]
+    pub color: ColorChoice,
+
+    /// Split the input at '// -----' lines and process each chunk separately
+    #[arg(long, help_heading = "Testing options")]
+    pub split_input_file: bool,
+
+    /// Check diagnostics against expected-error/warning/note comments in the input
+    #[arg(long, help_heading = "Testing options")]
+    pub verify_diagnostics: bool,
+
+    /// Display available options
+    #[arg(short = 'h', long, action = ArgAction::Help, help_heading = "Generic options")]
+    help: Option<bool>,
+
+    /// Display the version of this program
+    #[arg(long, action = ArgAction::Version, help_heading = "Generic options")]
+    version: Option<bool>,
+}
+
+impl Cli {
+    /// Parses arguments (without the program name).
+    pub fn try_parse_args(args: &[String]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("xir-opt".to_string()).chain(args.iter().cloned()))
+    }
+
+    /// The file name used in diagnostics.
+    pub fn input_name(&self) -> &str {
+        match self.input.as_deref() {
+            None | Some("-") => "<stdin>",
+            Some(p) => p,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(a: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn defaults() {
+        let c = parse(&[]).unwrap();
+        assert_eq!(c.input, None);
+        assert_eq!(c.emit, Emit::Xir);
+        assert!(!c.debug_info && !c.no_verify && !c.split_input_file);
+        assert_eq!(c.input_name(), "<stdin>");
+    }
+
+    #[test]
+    fn all_flags() {
+        let c = parse(&[
+            "in.xir",
+            "-o",
+            "out.xir",
+            "--emit=xir-flat",
+            "--debug-info",
+            "--passes=a,b",
+            "--verify-each",
+            "--verify-options=require-no-phi",
+            "--split-input-file",
+            "--verify-diagnostics",
+        ])
+        .unwrap();
+        assert_eq!(c.input.as_deref(), Some("in.xir"));
+        assert_eq!(c.output.as_deref(), Some("out.xir"));
+        assert_eq!(c.emit, Emit::XirFlat);
+        assert_eq!(c.passes.as_deref(), Some("a,b"));
+        assert_eq!(c.verify_options.as_deref(), Some("require-no-phi"));
+        assert!(c.debug_info && c.verify_each && c.split_input_file && c.verify_diagnostics);
+    }
+
+    #[test]
+    fn conflicts_are_rejected() {
+        assert!(parse(&["--no-verify", "--verify-each"]).is_err());
+        assert!(parse(&["--passes=a", "--pipeline=b"]).is_err());
+        assert!(parse(&["--emit=spirv"]).is_err());
+        assert!(parse(&["--bogus"]).is_err());
+    }
+}

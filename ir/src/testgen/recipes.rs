@@ -1,0 +1,877 @@
+//! Straight-line "recipes": one per op of every op enum (plus a few kinds without ops),
+//! each emitting a well-typed instruction with operands from the pools.
+//!
+//! Recipe numbering: arithmetic ops, thread-group ops, casts (the "simple" recipes any
+//! function can use), then misc instructions, atomics, autodiff intrinsics, ray-query
+//! object ops, resource queries, reads and writes (kernel only).
+
+use super::fb::Fb;
+use super::resources;
+use crate::function::ArgKind;
+use crate::inst::InstKind;
+use crate::op::{
+    AllocaOp, ArithmeticOp as A, AtomicOp, AutodiffIntrinsicOp as D, CastOp, ResourceQueryOp,
+    ResourceReadOp, ResourceWriteOp, ThreadGroupOp as G,
+};
+use crate::types::{ScalarKind as K, Type, TypeData};
+use crate::value::Value;
+
+const N_ARITH: usize = 93;
+const N_TG: usize = 26;
+const N_CAST: usize = 2;
+const N_MISC: usize = 8;
+/// Recipes any function can use.
+pub(crate) const SIMPLE_COUNT: usize = N_ARITH + N_TG + N_CAST + N_MISC;
+/// Ray-query object reads (the first `RQ_READS` of the ray-query recipes).
+pub(crate) const RQ_READS: usize = 8;
+/// Ray-query object recipes (reads, then writes).
+pub(crate) const RQ_COUNT: usize = 12;
+const N_ATOMIC: usize = 9;
+const N_AD: usize = 8;
+const N_PIPE: usize = 1;
+/// Every recipe.
+pub(crate) const ALL_COUNT: usize = SIMPLE_COUNT
+    + N_ATOMIC
+    + N_AD
+    + RQ_COUNT
+    + N_PIPE
+    + ResourceQueryOp::ALL.len()
+    + ResourceReadOp::ALL.len()
+    + ResourceWriteOp::ALL.len();
+
+const NUM: [K; 11] = [
+    K::I8,
+    K::U8,
+    K::I16,
+    K::U16,
+    K::I32,
+    K::U32,
+    K::I64,
+    K::U64,
+    K::F16,
+    K::F32,
+    K::F64,
+];
+const INT: [K; 8] = [K::I8, K::U8, K::I16, K::U16, K::I32, K::U32, K::I64, K::U64];
+const FLT: [K; 3] = [K::F16, K::F32, K::F64];
+
+/// Emits recipe `r` of the full list (kernel context).
+pub(crate) fn emit(fb: &mut Fb<'_>, r: usize) {
+    let mut r = r % ALL_COUNT;
+    if r < SIMPLE_COUNT {
+        return emit_simple(fb, r);
+    }
+    r -= SIMPLE_COUNT;
+    if r < N_ATOMIC {
+        return resources::atomic(fb, AtomicOp::ALL[r]);
+    }
+    r -= N_ATOMIC;
+    if r < N_AD {
+        return autodiff_intrinsic(fb, D::ALL[r]);
+    }
+    r -= N_AD;
+    if r < RQ_COUNT {
+        return emit_rq(fb, r);
+    }
+    r -= RQ_COUNT;
+    if r < N_PIPE {
+        return resources::pipeline(fb);
+    }
+    r -= N_PIPE;
+    if r < ResourceQueryOp::ALL.len() {
+        return resources::query(fb, ResourceQueryOp::ALL[r]);
+    }
+    r -= ResourceQueryOp::ALL.len();
+    if r < ResourceReadOp::ALL.len() {
+        return resources::read(fb, ResourceReadOp::ALL[r]);
+    }
+    r -= ResourceReadOp::ALL.len();
+    resources::write(fb, ResourceWriteOp::ALL[r % ResourceWriteOp::ALL.len()]);
+}
+
+/// Emits simple recipe `r` (no resources needed).
+pub(crate) fn emit_simple(fb: &mut Fb<'_>, r: usize) {
+    let r = r % SIMPLE_COUNT;
+    if r < N_ARITH {
+        arith(fb, A::ALL[r]);
+    } else if r < N_ARITH + N_TG {
+        thread_group(fb, G::ALL[r - N_ARITH]);
+    } else if r < N_ARITH + N_TG + N_CAST {
+        cast(fb, CastOp::ALL[r - N_ARITH - N_TG]);
+    } else {
+        misc(fb, r - N_ARITH - N_TG - N_CAST);
+    }
+}
+
+/// Emits ray-query recipe `r` (needs `fb.rq`).
+pub(crate) fn emit_rq(fb: &mut Fb<'_>, r: usize) {
+    if fb.rq.is_none() {
+        return arith(fb, A::BinaryAdd);
+    }
+    if r < RQ_READS {
+        resources::rq_read(fb, crate::op::RayQueryObjectReadOp::ALL[r]);
+    } else {
+        resources::rq_write(
+            fb,
+            crate::op::RayQueryObjectWriteOp::ALL[(r - RQ_READS) % 4],
+        );
+    }
+}
+
+/// `k` scalar or `vector<k, n>` (n = 1 is the scalar).
+pub(crate) fn sv(fb: &mut Fb<'_>, k: K, n: u8) -> Type {
+    let e = fb.m.types.scalar(k);
+    if n == 1 { e } else { fb.m.types.vector(e, n) }
+}
+
+fn dim(fb: &mut Fb<'_>) -> u8 {
+    fb.rng.pick(&[1, 1, 2, 3, 4])
+}
+
+fn vdim(fb: &mut Fb<'_>) -> u8 {
+    fb.rng.pick(&[2, 3, 4])
+}
+
+/// `matrix<f32, n>`.
+pub(crate) fn mat(fb: &mut Fb<'_>, n: u8) -> Type {
+    let f = fb.m.types.f32();
+    fb.m.types.vector(f, n); // the column type must exist too
+    fb.m.types.intern(TypeData::Matrix { elem: f, n })
+}
+
+/// A type for phis: a scalar or small vector.
+pub(crate) fn phi_type(fb: &mut Fb<'_>) -> Type {
+    let k = fb.rng.pick(&[K::F32, K::I32, K::U32, K::Bool, K::F16]);
+    let n = dim(fb);
+    sv(fb, k, n)
+}
+
+/// A random composite: struct (every alignment), array, matrix or vector.
+pub(crate) fn random_composite(fb: &mut Fb<'_>) -> Type {
+    let u = fb.m.types.u32();
+    let f = fb.m.types.f32();
+    match fb.rng.below(6) {
+        0 => {
+            let b = fb.m.types.bool();
+            fb.m.types.intern(TypeData::Struct {
+                align: 1,
+                members: vec![b, b],
+            })
+        }
+        1 => fb.m.types.intern(TypeData::Struct {
+            align: 4,
+            members: vec![u, f],
+        }),
+        2 => {
+            let d = fb.m.types.scalar(K::F64);
+            fb.m.types.intern(TypeData::Struct {
+                align: 8,
+                members: vec![u, d],
+            })
+        }
+        3 => {
+            let v = fb.m.types.vector(f, 4);
+            let a = fb.m.types.intern(TypeData::Array { elem: u, len: 3 });
+            fb.m.types.intern(TypeData::Struct {
+                align: 16,
+                members: vec![v, a, f],
+            })
+        }
+        4 => {
+            let n = 2 + fb.rng.below(3) as u8;
+            mat(fb, n)
+        }
+        _ => fb.m.types.intern(TypeData::Array {
+            elem: f,
+            len: 1 + fb.rng.below(5),
+        }),
+    }
+}
+
+fn emit_arith(fb: &mut Fb<'_>, op: A, ty: Type, ops: Vec<Value>) -> Value {
+    fb.val_ins(InstKind::Arithmetic(op), ty, ops)
+}
+
+fn vals(fb: &mut Fb<'_>, ts: &[Type]) -> Vec<Value> {
+    ts.iter().map(|t| fb.val(*t)).collect()
+}
+
+/// A well-typed instance of arithmetic op `op`.
+pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
+    let bool_t = fb.m.types.bool();
+    let n = dim(fb);
+    let (ty, ops): (Type, Vec<Value>) = match op {
+        A::UnaryMinus | A::Abs => {
+            let t = {
+                let a_ = fb.rng.pick(&NUM);
+                sv(fb, a_, n)
+            };
+            (t, vals(fb, &[t]))
+        }
+        A::UnaryBitNot => {
+            let k = if fb.rng.chance(20) {
+                K::Bool
+            } else {
+                fb.rng.pick(&INT)
+            };
+            let t = sv(fb, k, n);
+            (t, vals(fb, &[t]))
+        }
+        A::BinaryAdd
+        | A::BinarySub
+        | A::BinaryMul
+        | A::BinaryDiv
+        | A::BinaryMod
+        | A::Min
+        | A::Max => {
+            let t = {
+                let a_ = fb.rng.pick(&NUM);
+                sv(fb, a_, n)
+            };
+            (t, vals(fb, &[t, t]))
+        }
+        A::Clamp => {
+            let t = {
+                let a_ = fb.rng.pick(&NUM);
+                sv(fb, a_, n)
+            };
+            (t, vals(fb, &[t, t, t]))
+        }
+        A::BinaryBitAnd | A::BinaryBitOr | A::BinaryBitXor => {
+            let k = if fb.rng.chance(20) {
+                K::Bool
+            } else {
+                fb.rng.pick(&INT)
+            };
+            let t = sv(fb, k, n);
+            (t, vals(fb, &[t, t]))
+        }
+        A::BinaryShiftLeft | A::BinaryShiftRight | A::BinaryRotateLeft | A::BinaryRotateRight => {
+            let t = {
+                let a_ = fb.rng.pick(&INT);
+                sv(fb, a_, n)
+            };
+            let s = {
+                let a_ = fb.rng.pick(&[K::U32, K::I32, K::U8]);
+                sv(fb, a_, n)
+            };
+            (t, vals(fb, &[t, s]))
+        }
+        A::BinaryLess | A::BinaryGreater | A::BinaryLessEqual | A::BinaryGreaterEqual => {
+            let t = {
+                let a_ = fb.rng.pick(&NUM);
+                sv(fb, a_, n)
+            };
+            (sv(fb, K::Bool, n), vals(fb, &[t, t]))
+        }
+        A::BinaryEqual | A::BinaryNotEqual => {
+            let k = if fb.rng.chance(20) {
+                K::Bool
+            } else {
+                fb.rng.pick(&NUM)
+            };
+            let t = sv(fb, k, n);
+            (sv(fb, K::Bool, n), vals(fb, &[t, t]))
+        }
+        A::All | A::Any => {
+            let n = vdim(fb);
+            let t = sv(fb, K::Bool, n);
+            (bool_t, vals(fb, &[t]))
+        }
+        A::Select => {
+            let t = {
+                let a_ = fb.rng.pick(&[K::F32, K::I32, K::Bool, K::U64]);
+                sv(fb, a_, n)
+            };
+            let c = if n > 1 && fb.rng.chance(50) {
+                sv(fb, K::Bool, n)
+            } else {
+                bool_t
+            };
+            (t, vals(fb, &[t, t, c]))
+        }
+        A::Saturate
+        | A::Acos
+        | A::Acosh
+        | A::Asin
+        | A::Asinh
+        | A::Atan
+        | A::Atanh
+        | A::Cos
+        | A::Cosh
+        | A::Sin
+        | A::Sinh
+        | A::Tan
+        | A::Tanh
+        | A::Exp
+        | A::Exp2
+        | A::Exp10
+        | A::Log
+        | A::Log2
+        | A::Log10
+        | A::Sqrt
+        | A::Rsqrt
+        | A::Ceil
+        | A::Floor
+        | A::Fract
+        | A::Trunc
+        | A::Round
+        | A::Rint => {
+            let t = {
+                let a_ = fb.rng.pick(&FLT);
+                sv(fb, a_, n)
+            };
+            (t, vals(fb, &[t]))
+        }
+        A::Lerp | A::Smoothstep | A::Step => {
+            let k = fb.rng.pick(&FLT);
+            let t = sv(fb, k, n);
+            let e = if fb.rng.chance(40) {
+                fb.m.types.scalar(k)
+            } else {
+                t
+            };
+            let ts: Vec<Type> = match op {
+                A::Lerp => vec![t, t, e],
+                A::Smoothstep => vec![e, e, t],
+                _ => vec![e, t],
+            };
+            (t, vals(fb, &ts))
+        }
+        A::Clz | A::Ctz | A::Popcount | A::Reverse => {
+            let t = sv(fb, K::U32, n);
+            (t, vals(fb, &[t]))
+        }
+        A::Isinf | A::Isnan => {
+            let t = {
+                let a_ = fb.rng.pick(&FLT);
+                sv(fb, a_, n)
+            };
+            (sv(fb, K::Bool, n), vals(fb, &[t]))
+        }
+        A::Atan2 | A::Pow | A::Copysign => {
+            let t = {
+                let a_ = fb.rng.pick(&FLT);
+                sv(fb, a_, n)
+            };
+            (t, vals(fb, &[t, t]))
+        }
+        A::Fma => {
+            let t = {
+                let a_ = fb.rng.pick(&FLT);
+                sv(fb, a_, n)
+            };
+            (t, vals(fb, &[t, t, t]))
+        }
+        A::PowInt => {
+            let t = {
+                let a_ = fb.rng.pick(&FLT);
+                sv(fb, a_, n)
+            };
+            let en = if fb.rng.chance(50) { 1 } else { n };
+            let e = {
+                let a_ = fb.rng.pick(&[K::I32, K::U32, K::I64]);
+                sv(fb, a_, en)
+            };
+            (t, vals(fb, &[t, e]))
+        }
+        A::Cross => {
+            let t = {
+                let a_ = fb.rng.pick(&FLT);
+                sv(fb, a_, 3)
+            };
+            (t, vals(fb, &[t, t]))
+        }
+        A::Dot | A::Length | A::LengthSquared => {
+            let k = fb.rng.pick(&FLT);
+            let n = vdim(fb);
+            let t = sv(fb, k, n);
+            let e = fb.m.types.scalar(k);
+            let ts: &[Type] = if op == A::Dot { &[t, t] } else { &[t] };
+            (e, vals(fb, ts))
+        }
+        A::Normalize | A::Faceforward | A::Reflect => {
+            let n = vdim(fb);
+            let t = {
+                let a_ = fb.rng.pick(&FLT);
+                sv(fb, a_, n)
+            };
+            let c = match op {
+                A::Normalize => 1,
+                A::Reflect => 2,
+                _ => 3,
+            };
+            (t, vals(fb, &vec![t; c]))
+        }
+        A::ReduceSum | A::ReduceProduct | A::ReduceMin | A::ReduceMax => {
+            let k = fb.rng.pick(&NUM);
+            let n = vdim(fb);
+            let t = sv(fb, k, n);
+            (fb.m.types.scalar(k), vals(fb, &[t]))
+        }
+        A::OuterProduct => {
+            let n = vdim(fb);
+            let m = mat(fb, n);
+            if fb.rng.chance(70) {
+                let v = sv(fb, K::F32, n);
+                (m, vals(fb, &[v, v]))
+            } else {
+                (m, vals(fb, &[m, m]))
+            }
+        }
+        A::MatrixCompNeg | A::MatrixTranspose | A::MatrixInverse => {
+            let n = vdim(fb);
+            let m = mat(fb, n);
+            (m, vals(fb, &[m]))
+        }
+        A::MatrixCompAdd | A::MatrixCompSub | A::MatrixCompMul | A::MatrixCompDiv => {
+            let n = vdim(fb);
+            let m = mat(fb, n);
+            let f = fb.m.types.f32();
+            let ts = match fb.rng.below(3) {
+                0 => [m, m],
+                1 => [m, f],
+                _ => [f, m],
+            };
+            (m, vals(fb, &ts))
+        }
+        A::MatrixLinalgMul => {
+            let n = vdim(fb);
+            let m = mat(fb, n);
+            let v = sv(fb, K::F32, n);
+            match fb.rng.below(3) {
+                0 => (m, vals(fb, &[m, m])),
+                1 => (v, vals(fb, &[m, v])),
+                _ => (v, vals(fb, &[v, m])),
+            }
+        }
+        A::MatrixDeterminant => {
+            let n = vdim(fb);
+            let m = mat(fb, n);
+            (fb.m.types.f32(), vals(fb, &[m]))
+        }
+        A::Aggregate => return aggregate(fb),
+        A::Shuffle => {
+            let k = fb.rng.pick(&[K::F32, K::I32, K::U16, K::Bool]);
+            let sn = vdim(fb);
+            let src = sv(fb, k, sn);
+            let rn = vdim(fb);
+            let r = sv(fb, k, rn);
+            let mut ops = vec![fb.val(src)];
+            for j in 0..rn {
+                ops.push(fb.int_const(if j % 2 == 0 { K::U32 } else { K::I32 }, j as u64 % 2));
+            }
+            (r, ops)
+        }
+        A::Extract | A::Insert => return extract_insert(fb, op == A::Insert),
+    };
+    emit_arith(fb, op, ty, ops);
+}
+
+fn aggregate(fb: &mut Fb<'_>) {
+    match fb.rng.below(5) {
+        0 => {
+            let k = fb.rng.pick(&NUM);
+            let n = vdim(fb);
+            let t = sv(fb, k, n);
+            let e = fb.m.types.scalar(k);
+            let ops = vals(fb, &vec![e; n as usize]);
+            emit_arith(fb, A::Aggregate, t, ops);
+        }
+        1 => {
+            let n = vdim(fb);
+            let m = mat(fb, n);
+            let c = sv(fb, K::F32, n);
+            let ops = vals(fb, &vec![c; n as usize]);
+            emit_arith(fb, A::Aggregate, m, ops);
+        }
+        2 => {
+            let e = fb.m.types.u32();
+            let len = 1 + fb.rng.below(4);
+            let t = fb.m.types.intern(TypeData::Array { elem: e, len });
+            let ops = vals(fb, &vec![e; len as usize]);
+            emit_arith(fb, A::Aggregate, t, ops);
+        }
+        3 => {
+            let e = fb.m.types.scalar(K::F16);
+            let len = 2 + fb.rng.below(7) as u32;
+            let t = fb.m.types.intern(TypeData::CoopVector { elem: e, len });
+            let ops = vals(fb, &vec![e; len as usize]);
+            emit_arith(fb, A::Aggregate, t, ops);
+        }
+        _ => {
+            let t = random_composite(fb);
+            let members = match fb.m.types.get(t).clone() {
+                TypeData::Struct { members, .. } => members,
+                _ => return arith(fb, A::BinaryAdd),
+            };
+            let ops = vals(fb, &members);
+            emit_arith(fb, A::Aggregate, t, ops);
+        }
+    }
+}
+
+/// The element reached by one index into `t`, with a suitable index value.
+pub(crate) fn step_into(fb: &mut Fb<'_>, t: Type) -> Option<(Type, Value)> {
+    match fb.m.types.get(t).clone() {
+        TypeData::Struct { members, .. } if !members.is_empty() => {
+            let k = fb.rng.index(members.len());
+            let kind = fb.rng.pick(&[K::U32, K::I32, K::U64]);
+            Some((members[k], fb.int_const(kind, k as u64)))
+        }
+        TypeData::Array { elem, .. } | TypeData::Vector { elem, .. } => {
+            let k = fb.rng.pick(&[K::U32, K::I32, K::U64]);
+            let i = fb.sval(k);
+            Some((elem, i))
+        }
+        TypeData::Matrix { elem, n } => {
+            let col = fb.m.types.vector(elem, n);
+            let i = fb.sval(K::U32);
+            Some((col, i))
+        }
+        _ => None,
+    }
+}
+
+fn extract_insert(fb: &mut Fb<'_>, insert: bool) {
+    let agg_t = random_composite(fb);
+    let agg = fb.val(agg_t);
+    let mut cur = agg_t;
+    let mut idx = Vec::new();
+    for _ in 0..1 + fb.rng.below(2) {
+        match step_into(fb, cur) {
+            Some((e, i)) => {
+                cur = e;
+                idx.push(i);
+            }
+            None => break,
+        }
+    }
+    if idx.is_empty() {
+        return arith(fb, A::BinaryAdd);
+    }
+    if insert {
+        let v = fb.val(cur);
+        let mut ops = vec![agg, v];
+        ops.extend(idx);
+        emit_arith(fb, A::Insert, agg_t, ops);
+    } else {
+        let mut ops = vec![agg];
+        ops.extend(idx);
+        emit_arith(fb, A::Extract, cur, ops);
+    }
+}
+
+/// A well-typed instance of thread-group op `op`.
+pub(crate) fn thread_group(fb: &mut Fb<'_>, op: G) {
+    let n = dim(fb);
+    let u = fb.m.types.u32();
+    let b = fb.m.types.bool();
+    let (ty, ops): (Option<Type>, Vec<Value>) = match op {
+        G::ShaderExecutionReorder => {
+            if fb.rng.chance(50) {
+                (None, vec![])
+            } else {
+                (None, vals(fb, &[u, u]))
+            }
+        }
+        G::SynchronizeBlock => (None, vec![]),
+        G::RasterQuadDdx | G::RasterQuadDdy => {
+            let t = {
+                let a_ = fb.rng.pick(&FLT);
+                sv(fb, a_, n)
+            };
+            (Some(t), vals(fb, &[t]))
+        }
+        G::RasterSetZDepth | G::RasterSetZDepthGreaterEqual | G::RasterSetZDepthLessEqual => {
+            let f = fb.m.types.f32();
+            (None, vals(fb, &[f]))
+        }
+        G::WarpIsFirstActiveLane => (Some(b), vec![]),
+        G::WarpFirstActiveLane => (Some(u), vec![]),
+        G::WarpActiveAllEqual => {
+            let t = {
+                let a_ = fb.rng.pick(&NUM);
+                sv(fb, a_, n)
+            };
+            (Some(sv(fb, K::Bool, n)), vals(fb, &[t]))
+        }
+        G::WarpActiveBitAnd | G::WarpActiveBitOr | G::WarpActiveBitXor => {
+            let t = {
+                let a_ = fb.rng.pick(&INT);
+                sv(fb, a_, n)
+            };
+            (Some(t), vals(fb, &[t]))
+        }
+        G::WarpActiveCountBits | G::WarpPrefixCountBits => (Some(u), vals(fb, &[b])),
+        G::WarpActiveMax
+        | G::WarpActiveMin
+        | G::WarpActiveProduct
+        | G::WarpActiveSum
+        | G::WarpPrefixSum
+        | G::WarpPrefixProduct => {
+            let t = {
+                let a_ = fb.rng.pick(&NUM);
+                sv(fb, a_, n)
+            };
+            (Some(t), vals(fb, &[t]))
+        }
+        G::WarpActiveAll | G::WarpActiveAny => (Some(b), vals(fb, &[b])),
+        G::WarpActiveBitMask => (Some(sv(fb, K::U32, 4)), vals(fb, &[b])),
+        G::WarpReadLane => {
+            let t = {
+                let a_ = fb.rng.pick(&NUM);
+                sv(fb, a_, n)
+            };
+            (Some(t), vals(fb, &[t, u]))
+        }
+        G::WarpReadFirstActiveLane => {
+            let t = {
+                let a_ = fb.rng.pick(&NUM);
+                sv(fb, a_, n)
+            };
+            (Some(t), vals(fb, &[t]))
+        }
+    };
+    match ty {
+        Some(t) => {
+            fb.val_ins(InstKind::ThreadGroup(op), t, ops);
+        }
+        None => {
+            fb.ins(InstKind::ThreadGroup(op), None, ops);
+        }
+    }
+}
+
+fn cast(fb: &mut Fb<'_>, op: CastOp) {
+    let (from, to) = match op {
+        CastOp::StaticCast => {
+            let n = dim(fb);
+            let a = fb.rng.pick(&[
+                K::Bool,
+                K::I32,
+                K::U32,
+                K::F32,
+                K::F16,
+                K::I64,
+                K::U8,
+                K::F64,
+            ]);
+            let b = fb.rng.pick(&[
+                K::Bool,
+                K::I32,
+                K::U32,
+                K::F32,
+                K::F16,
+                K::I64,
+                K::U8,
+                K::F64,
+            ]);
+            (sv(fb, a, n), sv(fb, b, n))
+        }
+        CastOp::BitwiseCast => match fb.rng.below(4) {
+            0 => {
+                let n = dim(fb);
+                let a = fb.rng.pick(&[K::F32, K::I32, K::U32]);
+                let b = fb.rng.pick(&[K::F32, K::I32, K::U32]);
+                (sv(fb, a, n), sv(fb, b, n))
+            }
+            1 => (sv(fb, K::F64, 1), sv(fb, K::U64, 1)),
+            2 => (sv(fb, K::F16, 2), sv(fb, K::U32, 1)),
+            _ => {
+                let u = fb.m.types.u32();
+                let s = fb.m.types.intern(TypeData::Struct {
+                    align: 4,
+                    members: vec![u, u],
+                });
+                let a = fb.m.types.intern(TypeData::Array { elem: u, len: 2 });
+                if fb.rng.chance(50) { (s, a) } else { (a, s) }
+            }
+        },
+    };
+    let v = fb.val(from);
+    fb.val_ins(InstKind::Cast(op), to, vec![v]);
+}
+
+fn misc(fb: &mut Fb<'_>, k: usize) {
+    match k {
+        0 => memory(fb),
+        1 => {
+            let n = fb.rng.below(3);
+            let mut ops = Vec::new();
+            for _ in 0..n {
+                let t = phi_type(fb);
+                ops.push(fb.val(t));
+            }
+            let format = if n == 0 {
+                "hello".to_string()
+            } else {
+                "x = {}".to_string()
+            };
+            fb.ins(InstKind::Print { format }, None, ops);
+        }
+        2 => {
+            let t = fb.m.types.u64();
+            fb.val_ins(InstKind::Clock, t, vec![]);
+        }
+        3 => {
+            let c = fb.sval(K::Bool);
+            let message = if fb.rng.chance(50) {
+                "must hold".to_string()
+            } else {
+                String::new()
+            };
+            let kind = if fb.rng.chance(50) {
+                InstKind::Assert { message }
+            } else {
+                InstKind::Assume { message }
+            };
+            fb.ins(kind, None, vec![c]);
+        }
+        4 => {
+            let callback = fb.rng.chance(30).then_some(0xdead_beef);
+            let ops = if fb.rng.chance(50) {
+                vec![fb.sval(K::U32)]
+            } else {
+                vec![]
+            };
+            fb.ins(InstKind::DebugBreak { callback }, None, ops);
+        }
+        5 => call_some(fb),
+        6 => exotic_alloca(fb),
+        _ => {
+            // A special register through a component extract.
+            let r = fb.rng.pick(&crate::value::SpecialRegister::ALL);
+            let (v, t) = fb.special(r);
+            if let TypeData::Vector { elem, .. } = fb.m.types.get(t).clone() {
+                let c = fb.rng.below(3);
+                let i = fb.int_const(K::U32, c);
+                fb.val_ins(InstKind::Arithmetic(A::Extract), elem, vec![v, i]);
+            } else {
+                let o = fb.val(t);
+                let b = fb.m.types.bool();
+                fb.val_ins(InstKind::Arithmetic(A::BinaryEqual), b, vec![v, o]);
+            }
+        }
+    }
+}
+
+/// Load/store/GEP on a pooled lvalue (or a fresh alloca).
+fn memory(fb: &mut Fb<'_>) {
+    let (mut ptr, mut t) = if fb.lvals.is_empty() || fb.rng.chance(30) {
+        let t = random_composite(fb);
+        (fb.alloca_with_store(t), t)
+    } else {
+        let k = fb.rng.index(fb.lvals.len());
+        fb.lvals[k]
+    };
+    for _ in 0..fb.rng.below(3) {
+        let Some((e, i)) = step_into(fb, t) else {
+            break;
+        };
+        let g = fb.ins(InstKind::Gep, Some(e), vec![ptr, i]);
+        ptr = Value::Inst(g);
+        t = e;
+        fb.lvals.push((ptr, t));
+    }
+    if fb.rng.chance(50) {
+        fb.val_ins(InstKind::Load, t, vec![ptr]);
+    } else {
+        let v = fb.val(t);
+        fb.ins(InstKind::Store, None, vec![ptr, v]);
+    }
+}
+
+/// Allocas of the cooperative and custom types (which have no constants).
+fn exotic_alloca(fb: &mut Fb<'_>) {
+    let f = fb.m.types.scalar(K::F16);
+    let t = match fb.rng.below(4) {
+        0 => {
+            fb.m.types
+                .intern(TypeData::CoopVectorRef { len: 16, elem: f })
+        }
+        1 => fb.m.types.intern(TypeData::CoopMatrixRef {
+            rows: 16,
+            cols: 16,
+            elem: f,
+        }),
+        2 => fb.m.types.intern(TypeData::CoopVector { elem: f, len: 8 }),
+        _ => super::custom(fb.m, "LC_RayQueryAny"),
+    };
+    fb.ins(InstKind::Alloca(AllocaOp::Local), Some(t), vec![]);
+}
+
+/// Calls a random callee whose arguments can be supplied here.
+pub(crate) fn call_some(fb: &mut Fb<'_>) {
+    if fb.env.callees.is_empty() {
+        return;
+    }
+    let g = fb.rng.pick(&fb.env.callees);
+    let callee = &fb.m.functions[g];
+    let ret = callee.ret;
+    let formals: Vec<(ArgKind, Type)> = callee
+        .arg_order
+        .iter()
+        .map(|a| (callee.args[*a].kind, callee.args[*a].ty))
+        .collect();
+    let mut ops = vec![Value::Func(g)];
+    for (kind, t) in formals {
+        let v = match kind {
+            ArgKind::Value => fb.val(t),
+            ArgKind::Reference => {
+                let have: Vec<Value> = fb
+                    .lvals
+                    .iter()
+                    .filter(|(_, x)| *x == t)
+                    .map(|(v, _)| *v)
+                    .collect();
+                if have.is_empty() || fb.rng.chance(30) {
+                    fb.alloca_with_store(t)
+                } else {
+                    fb.rng.pick(&have)
+                }
+            }
+            ArgKind::Resource => match fb.res.iter().find(|(_, x)| *x == t) {
+                Some((v, _)) => *v,
+                None => return,
+            },
+        };
+        ops.push(v);
+    }
+    match ret {
+        Some(t) => {
+            fb.val_ins(InstKind::Call, t, ops);
+        }
+        None => {
+            fb.ins(InstKind::Call, None, ops);
+        }
+    }
+}
+
+/// A well-typed autodiff intrinsic.
+pub(crate) fn autodiff_intrinsic(fb: &mut Fb<'_>, op: D) {
+    let f = fb.m.types.f32();
+    let x = fb.val(f);
+    let (ty, ops) = match op {
+        D::RequiresGradient => (None, vec![x]),
+        D::Gradient | D::Detach => (Some(f), vec![x]),
+        D::GradientMarker | D::AccumulateGradient => (None, vec![x, fb.val(f)]),
+        D::Backward => (None, vec![]),
+        D::PropagateGradient => (None, vec![x, fb.val(f), fb.val(f)]),
+        D::OutputGradient => (Some(f), vec![x, fb.sval(K::U32)]),
+    };
+    match ty {
+        Some(t) => {
+            fb.val_ins(InstKind::AutodiffIntrinsic(op), t, ops);
+        }
+        None => {
+            fb.ins(InstKind::AutodiffIntrinsic(op), None, ops);
+        }
+    }
+}
+
+/// The raster-only ops a fragment stage exercises.
+pub(crate) fn raster_fragment_ops(fb: &mut Fb<'_>) {
+    thread_group(fb, G::RasterQuadDdx);
+    thread_group(fb, G::RasterSetZDepth);
+}

@@ -1,0 +1,401 @@
+//! The XIR verifier: checks that a module is well formed exactly as upstream
+//! LuisaCompute's `xir_verify_module` does, plus the construction invariants upstream's
+//! in-memory model enforces by construction (result-type shapes, handle validity).
+//!
+//! Entry points are [`verify_module`] and [`verify_function`]. Every problem becomes one
+//! [`Diagnostic`] (nothing stops at the first error) whose span comes from the optional
+//! [`SourceMap`] and whose message names the function, block and instruction as
+//! `func<F>/block<B>/inst<I> (<keyword>): …` (arena indices of the data model).
+//!
+//! The checks are split by concern:
+//! * [`globals`]: types, constants, undefined values, special registers, function list;
+//! * [`structure`]: function headers, block/instruction placement, terminators, phi
+//!   position, structured ownership (merge/body/update blocks), branch targets, switches;
+//! * [`types`], [`arith`], [`resource`]: operand and result typing per instruction and op;
+//! * [`ssa`]: CFG, reachability, dominance of definitions over uses, phi edges;
+//! * [`optional`]: the [`VerifyOptions`] contracts.
+//!
+//! Nothing here panics on malformed input (out-of-range handles, missing blocks, cyclic
+//! types) and every traversal is iterative.
+
+mod arith;
+mod globals;
+mod optional;
+pub mod options;
+mod resource;
+mod ssa;
+mod structure;
+mod types;
+mod tyutil;
+
+pub use options::VerifyOptions;
+
+use crate::diag::{Diagnostic, Span};
+use crate::entity::{EntityRef, SecondaryMap};
+use crate::function::{ArgKind, Function};
+use crate::inst::{InstData, InstId, InstKind};
+use crate::module::Module;
+use crate::source_map::SourceMap;
+use crate::types::{Type, TypeData};
+use crate::value::{ArgId, BlockId, FuncId, Value};
+use tyutil::Tys;
+
+/// Verifies every function of `m` (and the module-level values) under `opts`.
+pub fn verify_module(m: &Module, opts: &VerifyOptions, sm: Option<&SourceMap>) -> Vec<Diagnostic> {
+    let tys = Tys::new(&m.types);
+    let listed = listed_functions(m);
+    let mut out = Vec::new();
+    globals::check_module(m, &tys, sm, &mut out);
+    let mut done: SecondaryMap<FuncId, bool> = SecondaryMap::with_default(false);
+    for &f in &m.func_order {
+        if m.functions.is_valid(f) && !done[f] {
+            done[f] = true;
+            check_function(m, &tys, &listed, opts, sm, f, &mut out);
+        }
+    }
+    out
+}
+
+/// Verifies one function of `m` under `opts` (module-level values are not checked).
+pub fn verify_function(
+    m: &Module,
+    f: FuncId,
+    opts: &VerifyOptions,
+    sm: Option<&SourceMap>,
+) -> Vec<Diagnostic> {
+    let tys = Tys::new(&m.types);
+    let mut out = Vec::new();
+    if !m.functions.is_valid(f) {
+        out.push(Diagnostic::error(
+            format!("func{}: function is not part of the module", f.index()),
+            None,
+        ));
+        return out;
+    }
+    check_function(m, &tys, &listed_functions(m), opts, sm, f, &mut out);
+    out
+}
+
+fn listed_functions(m: &Module) -> SecondaryMap<FuncId, bool> {
+    let mut listed = SecondaryMap::with_default(false);
+    for &f in &m.func_order {
+        if m.functions.is_valid(f) {
+            listed[f] = true;
+        }
+    }
+    listed
+}
+
+fn check_function(
+    m: &Module,
+    tys: &Tys<'_>,
+    listed: &SecondaryMap<FuncId, bool>,
+    opts: &VerifyOptions,
+    sm: Option<&SourceMap>,
+    fid: FuncId,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut fx = Fx::new(m, tys, listed, opts, sm, fid, out);
+    if !structure::check_header(&mut fx) {
+        return;
+    }
+    structure::collect_placement(&mut fx);
+    let blocks = fx.f.block_order.clone();
+    let mut visited: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &b in &blocks {
+        if !fx.is_owned(b) || std::mem::replace(&mut visited[b], true) {
+            continue;
+        }
+        structure::check_block_layout(&mut fx, b);
+        let insts = fx.f.blocks[b].insts.clone();
+        for i in insts {
+            if fx.place(i).map(|p| p.0) != Some(b) {
+                continue; // invalid or duplicated; already reported
+            }
+            let handles_ok = structure::check_operand_handles(&mut fx, b, i);
+            fx.handles_ok.set(i, handles_ok);
+            types::check_inst(&mut fx, b, i, handles_ok);
+            structure::check_control_flow(&mut fx, b, i, handles_ok);
+            optional::check_inst(&mut fx, b, i);
+        }
+    }
+    ssa::check(&mut fx);
+}
+
+/// Per-function verification state shared by every checker.
+pub(crate) struct Fx<'a, 'o> {
+    pub m: &'a Module,
+    pub tys: &'a Tys<'a>,
+    /// Functions in the module's function list.
+    pub funcs_listed: &'a SecondaryMap<FuncId, bool>,
+    pub opts: &'a VerifyOptions,
+    pub sm: Option<&'a SourceMap>,
+    pub fid: FuncId,
+    pub f: &'a Function,
+    out: &'o mut Vec<Diagnostic>,
+    /// Owned blocks (valid handles listed in `block_order`).
+    pub owned: SecondaryMap<BlockId, bool>,
+    /// Where each instruction is placed: its block and position.
+    pub placed: SecondaryMap<InstId, Option<(BlockId, u32)>>,
+    /// Whether every operand handle of an instruction is valid.
+    pub handles_ok: SecondaryMap<InstId, bool>,
+    /// Whether an instruction's operand count matches its kind (CFG edges need it).
+    pub shape_ok: SecondaryMap<InstId, bool>,
+    /// Arguments listed in the signature.
+    pub arg_listed: SecondaryMap<ArgId, bool>,
+}
+
+impl<'a, 'o> Fx<'a, 'o> {
+    fn new(
+        m: &'a Module,
+        tys: &'a Tys<'a>,
+        funcs_listed: &'a SecondaryMap<FuncId, bool>,
+        opts: &'a VerifyOptions,
+        sm: Option<&'a SourceMap>,
+        fid: FuncId,
+        out: &'o mut Vec<Diagnostic>,
+    ) -> Self {
+        let f = &m.functions[fid];
+        let mut arg_listed = SecondaryMap::with_default(false);
+        for &a in &f.arg_order {
+            if f.args.is_valid(a) {
+                arg_listed[a] = true;
+            }
+        }
+        Fx {
+            m,
+            tys,
+            funcs_listed,
+            opts,
+            sm,
+            fid,
+            f,
+            out,
+            owned: SecondaryMap::with_default(false),
+            placed: SecondaryMap::with_default(None),
+            handles_ok: SecondaryMap::with_default(false),
+            shape_ok: SecondaryMap::with_default(false),
+            arg_listed,
+        }
+    }
+
+    // ---- naming and reporting ----
+
+    /// `func<F>`.
+    pub fn fn_label(&self) -> String {
+        format!("func{}", self.fid.index())
+    }
+
+    /// A short description of an instruction: its keyword and op.
+    pub fn inst_desc(&self, i: InstId) -> String {
+        let Some(d) = self.f.insts.get(i) else {
+            return "invalid".into();
+        };
+        let kw = d.kind.tag().text_keyword();
+        match op_name(&d.kind) {
+            Some(op) if kw == "@" => format!("@{op}"),
+            Some(op) => format!("{kw} {op}"),
+            None => kw.to_string(),
+        }
+    }
+
+    fn span_fn(&self) -> Option<Span> {
+        self.sm.and_then(|s| s.func(self.fid))
+    }
+    fn span_block(&self, b: BlockId) -> Option<Span> {
+        self.sm
+            .and_then(|s| s.block(self.fid, b))
+            .or_else(|| self.span_fn())
+    }
+    fn span_inst(&self, b: BlockId, i: InstId) -> Option<Span> {
+        self.sm
+            .and_then(|s| s.inst(self.fid, i))
+            .or_else(|| self.span_block(b))
+    }
+
+    /// Reports a function-level problem.
+    pub fn err_fn(&mut self, msg: impl std::fmt::Display) {
+        let d = Diagnostic::error(format!("{}: {msg}", self.fn_label()), self.span_fn());
+        self.out.push(d);
+    }
+
+    /// Reports a problem with an argument.
+    pub fn err_arg(&mut self, a: ArgId, msg: impl std::fmt::Display) {
+        let span = self
+            .sm
+            .and_then(|s| s.arg(self.fid, a))
+            .or_else(|| self.span_fn());
+        let d = Diagnostic::error(format!("{}/arg{}: {msg}", self.fn_label(), a.index()), span);
+        self.out.push(d);
+    }
+
+    /// Reports a problem with a block.
+    pub fn err_block(&mut self, b: BlockId, msg: impl std::fmt::Display) {
+        let d = Diagnostic::error(
+            format!("{}/block{}: {msg}", self.fn_label(), b.index()),
+            self.span_block(b),
+        );
+        self.out.push(d);
+    }
+
+    /// Reports a problem with an instruction of block `b`.
+    pub fn err_inst(&mut self, b: BlockId, i: InstId, msg: impl std::fmt::Display) {
+        let d = Diagnostic::error(
+            format!(
+                "{}/block{}/inst{} ({}): {msg}",
+                self.fn_label(),
+                b.index(),
+                i.index(),
+                self.inst_desc(i)
+            ),
+            self.span_inst(b, i),
+        );
+        self.out.push(d);
+    }
+
+    // ---- entity queries (all panic-free) ----
+
+    /// Instruction data, if `i` is a valid handle.
+    pub fn inst(&self, i: InstId) -> Option<&'a InstData> {
+        self.f.insts.get(i)
+    }
+
+    /// Placement of a valid, placed instruction.
+    pub fn place(&self, i: InstId) -> Option<(BlockId, u32)> {
+        *self.placed.get(i)
+    }
+
+    /// Whether `b` is a valid block in the owned block list.
+    pub fn is_owned(&self, b: BlockId) -> bool {
+        *self.owned.get(b)
+    }
+
+    /// The type of a value (`None` for void, blocks, functions and bad handles).
+    pub fn vty(&self, v: Value) -> Option<Type> {
+        let t = match v {
+            Value::Inst(i) => self.inst(i)?.ty,
+            Value::Arg(a) => Some(self.f.args.get(a)?.ty),
+            Value::Const(c) => Some(self.m.constants.get(c)?.ty),
+            Value::Undef(u) => Some(self.m.undefs.get(u)?.ty),
+            Value::Special(r) => self.m.find_special_register_type(r),
+            Value::Block(_) | Value::Func(_) => None,
+        }?;
+        self.tys.valid(t).then_some(t)
+    }
+
+    /// The structure of a value's type.
+    pub fn vdata(&self, v: Value) -> Option<&'a TypeData> {
+        self.tys.data(self.vty(v)?)
+    }
+
+    /// Lvalues: allocas, GEPs and reference arguments.
+    pub fn is_lvalue(&self, v: Value) -> bool {
+        match v {
+            Value::Inst(i) => self
+                .inst(i)
+                .is_some_and(|d| matches!(d.kind, InstKind::Alloca(_) | InstKind::Gep)),
+            Value::Arg(a) => self
+                .f
+                .args
+                .get(a)
+                .is_some_and(|d| d.kind == ArgKind::Reference),
+            _ => false,
+        }
+    }
+
+    /// Upstream `typed_value_operand_valid`: a typed, non-resource value.
+    pub fn typed(&self, v: Value) -> bool {
+        self.vty(v).is_some_and(|t| !self.tys.is_resource(t))
+    }
+
+    /// Upstream `rvalue_operand_valid`.
+    pub fn rvalue(&self, v: Value) -> bool {
+        self.typed(v) && !self.is_lvalue(v)
+    }
+
+    /// Upstream `data_operand_valid`: an rvalue of non-custom type.
+    pub fn data(&self, v: Value) -> bool {
+        self.rvalue(v) && self.vty(v).is_some_and(|t| !self.tys.is_custom(t))
+    }
+
+    /// Upstream `resource_argument_valid`: a resource argument of resource type.
+    pub fn resource_arg(&self, v: Value) -> bool {
+        match v {
+            Value::Arg(a) => self
+                .f
+                .args
+                .get(a)
+                .is_some_and(|d| d.kind == ArgKind::Resource && self.tys.is_resource(d.ty)),
+            _ => false,
+        }
+    }
+
+    /// A ray-query object: an lvalue of `LC_RayQueryAll`/`LC_RayQueryAny` type.
+    pub fn ray_query_object(&self, v: Value) -> bool {
+        self.typed(v) && self.is_lvalue(v) && self.vty(v).is_some_and(|t| self.tys.is_ray_query(t))
+    }
+
+    /// The value of a constant of integer scalar type, if it is non-negative.
+    pub fn const_nonneg(&self, v: Value) -> Option<u64> {
+        let Value::Const(c) = v else { return None };
+        let cd = self.m.constants.get(c)?;
+        let k = self.tys.scalar(cd.ty)?;
+        if !k.is_int() {
+            return None;
+        }
+        let n = k.size() as usize;
+        let b = cd.bytes.get(..n)?;
+        let mut raw = [0u8; 8];
+        raw[..n].copy_from_slice(b);
+        let mut u = u64::from_le_bytes(raw);
+        if k.is_signed_int() {
+            let bits: u32 = if k == crate::types::ScalarKind::I4 {
+                4
+            } else {
+                (n * 8) as u32
+            };
+            if bits < 64 {
+                u &= (1u64 << bits) - 1;
+            }
+            if (u >> (bits - 1)) & 1 == 1 {
+                return None;
+            }
+        }
+        Some(u)
+    }
+
+    /// The spelling of a value's type for messages.
+    pub fn vty_name(&self, v: Value) -> String {
+        match v {
+            Value::Block(_) => "a block".into(),
+            Value::Func(_) => "a function".into(),
+            _ => match self.vty(v) {
+                Some(t) => format!("`{}`", self.tys.name(Some(t))),
+                None => "an untyped value".into(),
+            },
+        }
+    }
+
+    /// The spelling of a type for messages.
+    pub fn tname(&self, t: Option<Type>) -> String {
+        format!("`{}`", self.tys.name(t))
+    }
+}
+
+/// The op spelling of an instruction kind, if it has one.
+pub(crate) fn op_name(k: &InstKind) -> Option<&'static str> {
+    Some(match k {
+        InstKind::Alloca(o) => o.name(),
+        InstKind::Atomic(o) => o.name(),
+        InstKind::Arithmetic(o) => o.name(),
+        InstKind::ThreadGroup(o) => o.name(),
+        InstKind::ResourceQuery(o, _) => o.name(),
+        InstKind::ResourceRead(o, _) => o.name(),
+        InstKind::ResourceWrite(o, _) => o.name(),
+        InstKind::RayQueryObjectRead(o) => o.name(),
+        InstKind::RayQueryObjectWrite(o) => o.name(),
+        InstKind::AutodiffIntrinsic(o) => o.name(),
+        InstKind::Cast(o) => o.name(),
+        _ => return None,
+    })
+}

@@ -1,0 +1,302 @@
+//! SSA checks: the control-flow graph (upstream's edges: the block operands of each
+//! terminator), reachability from the body, dominance of definitions over uses, and the
+//! phi rules.
+//!
+//! Upstream semantics, reproduced exactly:
+//! * a use in an unreachable block is never a dominance error; a definition in an
+//!   unreachable block used from a reachable one is;
+//! * within one block a definition must come strictly before its (non-phi) use;
+//! * a phi's incoming value must dominate the end of its incoming block (or precede that
+//!   block's terminator when defined in it);
+//! * phi incoming blocks are distinct and are exactly the block's predecessor *set*
+//!   (a `cond_br %c, %x, %x` edge pair counts once, as upstream keeps predecessor sets).
+
+use super::{Fx, optional};
+use crate::analysis::{Cfg, DomTree};
+use crate::entity::{EntityRef, SecondaryMap};
+use crate::inst::{InstId, InstKind};
+use crate::value::{BlockId, Value};
+
+/// The CFG facts later checks share.
+pub(crate) struct Graph {
+    pub cfg: Cfg,
+    pub dom: DomTree,
+    /// Predecessor sets (deduplicated, sorted).
+    pub pred_set: SecondaryMap<BlockId, Vec<BlockId>>,
+    /// Terminator of each owned, terminated block.
+    pub term: SecondaryMap<BlockId, Option<InstId>>,
+}
+
+impl Graph {
+    /// Upstream's `block_dominates`: uses in unreachable blocks are always dominated.
+    pub fn block_dominates(&self, def: BlockId, use_: BlockId) -> bool {
+        if !self.cfg.is_reachable(use_) {
+            return true;
+        }
+        if !self.cfg.is_reachable(def) {
+            return false;
+        }
+        self.dom.dominates(def, use_)
+    }
+}
+
+/// The successor operand indices of a terminator (upstream's `add_successor` positions).
+fn successor_slots(k: &InstKind, n: usize) -> std::ops::Range<usize> {
+    match k {
+        InstKind::If { .. } | InstKind::ConditionalBranch => 1..3.min(n),
+        InstKind::Switch { .. } | InstKind::IndexedBranch { .. } => 1.min(n)..n,
+        InstKind::RayQueryDispatch => 1.min(n)..4.min(n),
+        InstKind::Loop { .. }
+        | InstKind::SimpleLoop { .. }
+        | InstKind::Branch
+        | InstKind::Break
+        | InstKind::Continue
+        | InstKind::RayQueryLoop { .. }
+        | InstKind::AutodiffScope { .. }
+        | InstKind::Outline { .. } => 0..1.min(n),
+        _ => 0..0,
+    }
+}
+
+fn build_graph(fx: &Fx<'_, '_>) -> Graph {
+    let f = fx.f;
+    let mut cfg = Cfg {
+        rpo_index: SecondaryMap::with_default(u32::MAX),
+        ..Default::default()
+    };
+    let mut term: SecondaryMap<BlockId, Option<InstId>> = SecondaryMap::with_default(None);
+    let mut seen: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &b in &f.block_order {
+        if !fx.is_owned(b) || seen[b] {
+            continue;
+        }
+        seen[b] = true;
+        let Some(&last) = f.blocks[b].insts.last() else {
+            continue;
+        };
+        if fx.place(last).map(|p| p.0) != Some(b) {
+            continue;
+        }
+        let Some(d) = fx.inst(last) else { continue };
+        if !d.kind.is_terminator() {
+            continue;
+        }
+        term[b] = Some(last);
+        if !*fx.shape_ok.get(last) {
+            continue;
+        }
+        let mut succs = Vec::new();
+        for k in successor_slots(&d.kind, d.operands.len()) {
+            if let Value::Block(t) = d.operands[k] {
+                if fx.is_owned(t) && !succs.contains(&t) {
+                    succs.push(t);
+                }
+            }
+        }
+        for &t in &succs {
+            cfg.preds[t].push(b);
+        }
+        cfg.succs[b] = succs;
+    }
+    let mut pred_set: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::default();
+    for &b in &f.block_order {
+        if fx.is_owned(b) {
+            let mut p = cfg.preds.get(b).clone();
+            p.sort();
+            p.dedup();
+            pred_set[b] = p;
+        }
+    }
+    // Reverse post-order from the body (iterative DFS).
+    if let Some(entry) = f.body.filter(|b| fx.is_owned(*b)) {
+        let mut visited: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+        let mut post = Vec::new();
+        let mut stack: Vec<(BlockId, usize)> = vec![(entry, 0)];
+        visited[entry] = true;
+        while let Some(top) = stack.last_mut() {
+            let (b, next) = *top;
+            let succs = cfg.succs.get(b);
+            if next < succs.len() {
+                top.1 += 1;
+                let t = succs[next];
+                if !visited[t] {
+                    visited[t] = true;
+                    stack.push((t, 0));
+                }
+            } else {
+                post.push(b);
+                stack.pop();
+            }
+        }
+        post.reverse();
+        for (k, &b) in post.iter().enumerate() {
+            cfg.rpo_index[b] = k as u32;
+        }
+        cfg.rpo = post;
+    }
+    let dom = DomTree::compute(f, &cfg);
+    Graph {
+        cfg,
+        dom,
+        pred_set,
+        term,
+    }
+}
+
+/// Runs the CFG-dependent checks for the whole function.
+pub(super) fn check(fx: &mut Fx<'_, '_>) {
+    let g = build_graph(fx);
+    let f = fx.f;
+    let mut seen: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &b in &f.block_order {
+        if !fx.is_owned(b) || seen[b] {
+            continue;
+        }
+        seen[b] = true;
+        for &i in &f.blocks[b].insts {
+            if fx.place(i).map(|p| p.0) != Some(b) || !*fx.handles_ok.get(i) {
+                continue;
+            }
+            let Some(d) = fx.inst(i) else { continue };
+            if let InstKind::Phi { blocks } = &d.kind {
+                check_phi(fx, &g, b, i, blocks);
+            } else {
+                check_dominance(fx, &g, b, i);
+            }
+        }
+    }
+    optional::check_graph(fx, &g);
+}
+
+fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
+    let Some(d) = fx.inst(i) else { return };
+    let Some((_, order)) = fx.place(i) else {
+        return;
+    };
+    for (k, &v) in d.operands.iter().enumerate() {
+        let Value::Inst(x) = v else { continue };
+        let Some((db, dorder)) = fx.place(x) else {
+            continue;
+        };
+        if db == b {
+            if dorder >= order {
+                let what = if x == i {
+                    "the instruction itself"
+                } else {
+                    "a later instruction"
+                };
+                fx.err_inst(
+                    b,
+                    i,
+                    format!(
+                        "operand {k} (inst{}) is defined by {what} of the same block; definitions must precede their uses",
+                        x.index()
+                    ),
+                );
+            }
+        } else if !g.block_dominates(db, b) {
+            fx.err_inst(
+                b,
+                i,
+                format!(
+                    "operand {k} (inst{} in block{}) does not dominate this use",
+                    x.index(),
+                    db.index()
+                ),
+            );
+        }
+    }
+}
+
+fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[BlockId]) {
+    let Some(d) = fx.inst(i) else { return };
+    let preds = g.pred_set.get(b).clone();
+    let mut incoming: Vec<BlockId> = Vec::with_capacity(blocks.len());
+    for (k, (&v, &ib)) in d.operands.iter().zip(blocks).enumerate() {
+        if !fx.is_owned(ib) {
+            fx.err_inst(
+                b,
+                i,
+                format!(
+                    "incoming block {k} (block{}) is not owned by this function",
+                    ib.index()
+                ),
+            );
+            continue;
+        }
+        if preds.binary_search(&ib).is_err() {
+            fx.err_inst(
+                b,
+                i,
+                format!(
+                    "incoming block {k} (block{}) is not a predecessor of block{}",
+                    ib.index(),
+                    b.index()
+                ),
+            );
+            continue;
+        }
+        if incoming.contains(&ib) {
+            fx.err_inst(
+                b,
+                i,
+                format!(
+                    "incoming block {k} (block{}) appears more than once",
+                    ib.index()
+                ),
+            );
+            continue;
+        }
+        incoming.push(ib);
+        let Value::Inst(x) = v else { continue };
+        let Some((db, dorder)) = fx.place(x) else {
+            continue;
+        };
+        if db == ib {
+            if let Some(t) = *g.term.get(ib) {
+                let torder = fx.place(t).map_or(u32::MAX, |p| p.1);
+                if dorder >= torder {
+                    fx.err_inst(
+                        b,
+                        i,
+                        format!(
+                            "incoming value {k} (inst{}) does not precede the terminator of its incoming block block{}",
+                            x.index(),
+                            ib.index()
+                        ),
+                    );
+                }
+            }
+        } else if !g.block_dominates(db, ib) {
+            fx.err_inst(
+                b,
+                i,
+                format!(
+                    "incoming value {k} (inst{} in block{}) does not dominate the end of its incoming block block{}",
+                    x.index(),
+                    db.index(),
+                    ib.index()
+                ),
+            );
+        }
+    }
+    if incoming.len() != preds.len() {
+        let names: Vec<String> = preds
+            .iter()
+            .map(|p| format!("block{}", p.index()))
+            .collect();
+        fx.err_inst(
+            b,
+            i,
+            format!(
+                "incoming blocks do not match the predecessors of block{} ({})",
+                b.index(),
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! Structural checks: function headers (kernel contract, argument kinds, definitions and
+//! bodies), block and instruction placement, terminator and phi position, operand
+//! handles (same-function, still-placed entities), structured ownership (merge, loop
+//! body/update blocks) and switch case labels.
+
+use super::Fx;
+use crate::entity::EntityRef;
+use crate::function::{ArgKind, FunctionKind};
+use crate::inst::{InstId, InstKind};
+use crate::types::ScalarKind;
+use crate::value::{BlockId, Value};
+
+/// Upstream's kernel block-size rule: 32..=1024 threads, a multiple of 32.
+pub(crate) fn valid_block_size(bs: [u32; 3]) -> bool {
+    let n = bs.iter().map(|&x| x as u64).product::<u64>();
+    (32..=1024).contains(&n) && n % 32 == 0
+}
+
+/// Checks the signature and definition shape. Returns whether the function has a body
+/// worth checking further.
+pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
+    let f = fx.f;
+    if let FunctionKind::Kernel { block_size } = f.kind {
+        if f.ret.is_some() {
+            let r = fx.tname(f.ret);
+            fx.err_fn(format!("kernel must return void but returns {r}"));
+        }
+        if !valid_block_size(block_size) {
+            fx.err_fn(format!(
+                "kernel block size {}×{}×{} is invalid (the thread count must be a multiple of 32 between 32 and 1024)",
+                block_size[0], block_size[1], block_size[2]
+            ));
+        }
+    }
+    if let Some(r) = f.ret {
+        if !fx.tys.valid(r) {
+            fx.err_fn("return type handle is out of range");
+        } else if fx.tys.is_resource(r) {
+            let r = fx.tname(Some(r));
+            fx.err_fn(format!("functions cannot return the resource type {r}"));
+        }
+    }
+    let mut seen: crate::entity::SecondaryMap<crate::value::ArgId, bool> =
+        crate::entity::SecondaryMap::with_default(false);
+    for &a in &f.arg_order {
+        let Some(ad) = f.args.get(a) else {
+            fx.err_fn(format!(
+                "signature names arg{}, which does not exist",
+                a.index()
+            ));
+            continue;
+        };
+        if seen[a] {
+            fx.err_arg(a, "argument is listed more than once in the signature");
+            continue;
+        }
+        seen[a] = true;
+        if !fx.tys.valid(ad.ty) {
+            fx.err_arg(a, "argument type handle is out of range");
+            continue;
+        }
+        let t = fx.tname(Some(ad.ty));
+        let res = fx.tys.is_resource(ad.ty);
+        let custom = fx.tys.is_custom(ad.ty);
+        match ad.kind {
+            ArgKind::Value if res || custom => fx.err_arg(
+                a,
+                format!(
+                    "value argument cannot have {} type {t}",
+                    if res { "resource" } else { "custom" }
+                ),
+            ),
+            ArgKind::Reference if res => fx.err_arg(
+                a,
+                format!("reference argument cannot have resource type {t}"),
+            ),
+            ArgKind::Resource if !res => fx.err_arg(
+                a,
+                format!("resource argument must have a resource type, found {t}"),
+            ),
+            _ => {}
+        }
+    }
+    if !f.kind.has_definition() {
+        if f.body.is_some() || !f.block_order.is_empty() {
+            fx.err_fn("external function must not have a body or blocks");
+        }
+        return false;
+    }
+    let Some(body) = f.body else {
+        fx.err_fn("function definition has no body block");
+        return false;
+    };
+    if !f.blocks.is_valid(body) || !f.block_order.contains(&body) {
+        fx.err_fn(format!(
+            "body block block{} is not in the function's owned block list",
+            body.index()
+        ));
+        return false;
+    }
+    true
+}
+
+/// Fills `owned` and `placed`, reporting duplicate or dangling list entries and
+/// instructions whose `block` field disagrees with the list they are in.
+pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
+    let f = fx.f;
+    for &b in &f.block_order {
+        if !f.blocks.is_valid(b) {
+            fx.err_fn(format!(
+                "owned block list names block{}, which does not exist",
+                b.index()
+            ));
+        } else if fx.is_owned(b) {
+            fx.err_block(b, "block is listed more than once in the owned block list");
+        } else {
+            fx.owned[b] = true;
+        }
+    }
+    let mut visited: crate::entity::SecondaryMap<BlockId, bool> =
+        crate::entity::SecondaryMap::with_default(false);
+    for &b in &f.block_order {
+        if !fx.is_owned(b) || visited[b] {
+            continue;
+        }
+        visited[b] = true;
+        for (k, &i) in f.blocks[b].insts.iter().enumerate() {
+            let Some(d) = f.insts.get(i) else {
+                fx.err_block(
+                    b,
+                    format!("block lists inst{}, which does not exist", i.index()),
+                );
+                continue;
+            };
+            if let Some((pb, _)) = fx.place(i) {
+                fx.err_block(
+                    b,
+                    format!(
+                        "inst{} is listed more than once (already in block{})",
+                        i.index(),
+                        pb.index()
+                    ),
+                );
+                continue;
+            }
+            fx.placed[i] = Some((b, k as u32));
+            if d.block != Some(b) {
+                let said = match d.block {
+                    Some(x) => format!("block{}", x.index()),
+                    None => "no block".into(),
+                };
+                fx.err_inst(
+                    b,
+                    i,
+                    format!(
+                        "instruction is listed in block{} but records {said}",
+                        b.index()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Terminator presence and position, and phi position, for one block.
+pub(super) fn check_block_layout(fx: &mut Fx<'_, '_>, b: BlockId) {
+    let f = fx.f;
+    let insts = &f.blocks[b].insts;
+    let terminated = insts
+        .last()
+        .and_then(|i| f.insts.get(*i))
+        .is_some_and(|d| d.kind.is_terminator());
+    if fx.opts.require_terminated_blocks && !terminated {
+        if insts.is_empty() {
+            fx.err_block(b, "block is empty; every block must end with a terminator");
+        } else {
+            fx.err_block(b, "block does not end with a terminator");
+        }
+    }
+    let mut saw_terminator = false;
+    let mut saw_non_phi = false;
+    for &i in insts {
+        if fx.place(i).map(|p| p.0) != Some(b) {
+            continue;
+        }
+        let Some(d) = f.insts.get(i) else { continue };
+        if saw_terminator {
+            fx.err_inst(b, i, "instruction follows the block's terminator");
+        }
+        if matches!(d.kind, InstKind::Phi { .. }) {
+            if saw_non_phi {
+                fx.err_inst(
+                    b,
+                    i,
+                    "phi must precede every non-phi instruction of its block",
+                );
+            }
+        } else {
+            saw_non_phi = true;
+        }
+        saw_terminator |= d.kind.is_terminator();
+    }
+}
+
+/// Checks that every operand names a live entity of this function or module, and that
+/// the result type handle is valid. Returns whether all handles are usable.
+pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) -> bool {
+    let Some(d) = fx.inst(i) else { return false };
+    let mut ok = true;
+    if let Some(t) = d.ty {
+        if !fx.tys.valid(t) {
+            fx.err_inst(b, i, "result type handle is out of range");
+            ok = false;
+        }
+    }
+    for (k, &v) in d.operands.iter().enumerate() {
+        let problem = match v {
+            Value::Inst(x) => match fx.inst(x) {
+                None => Some(format!(
+                    "inst{}, which does not exist in this function",
+                    x.index()
+                )),
+                Some(_) if fx.place(x).is_none() => Some(format!(
+                    "inst{}, which is not placed in any block of this function",
+                    x.index()
+                )),
+                Some(_) => None,
+            },
+            Value::Block(x) => (!fx.is_owned(x))
+                .then(|| format!("block{}, which is not owned by this function", x.index())),
+            Value::Arg(a) => (!*fx.arg_listed.get(a)).then(|| {
+                format!(
+                    "arg{}, which is not an argument of this function",
+                    a.index()
+                )
+            }),
+            Value::Const(c) => (!fx.m.constants.get(c).is_some_and(|c| c.live))
+                .then(|| format!("const{}, which is not a constant of this module", c.index())),
+            Value::Undef(u) => (!fx.m.undefs.get(u).is_some_and(|u| u.live)).then(|| {
+                format!(
+                    "undef{}, which is not an undefined value of this module",
+                    u.index()
+                )
+            }),
+            Value::Special(r) => {
+                (!fx.m.special_registers.iter().any(|(x, _)| *x == r)).then(|| {
+                    format!(
+                        "special register `{}`, which the module does not declare",
+                        r.name()
+                    )
+                })
+            }
+            Value::Func(g) => (!*fx.funcs_listed.get(g))
+                .then(|| format!("func{}, which is not a function of this module", g.index())),
+        };
+        if let Some(p) = problem {
+            fx.err_inst(b, i, format!("operand {k} refers to {p}"));
+            ok = false;
+        }
+    }
+    ok
+}
+
+/// Structured ownership (merge, loop body/update blocks), autodiff-scope flags and
+/// switch/indexed-branch case labels.
+pub(super) fn check_control_flow(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) {
+    let Some(d) = fx.inst(i) else { return };
+    let tag = d.kind.tag();
+    if tag.is_structured() {
+        match d.kind.merge() {
+            None if !matches!(d.kind, InstKind::If { .. }) => {
+                fx.err_inst(b, i, "structured instruction has no merge block")
+            }
+            Some(mb) if !fx.is_owned(mb) => fx.err_inst(
+                b,
+                i,
+                format!(
+                    "merge block block{} is not owned by this function",
+                    mb.index()
+                ),
+            ),
+            _ => {}
+        }
+    }
+    match &d.kind {
+        InstKind::Loop { body, update, .. } => {
+            for (what, blk) in [("body", body), ("update", update)] {
+                match blk {
+                    None => fx.err_inst(b, i, format!("loop has no {what} block")),
+                    Some(x) if !fx.is_owned(*x) => fx.err_inst(
+                        b,
+                        i,
+                        format!(
+                            "loop {what} block block{} is not owned by this function",
+                            x.index()
+                        ),
+                    ),
+                    _ => {}
+                }
+            }
+        }
+        InstKind::AutodiffScope {
+            forward,
+            n_forward_grads,
+            ..
+        } => {
+            if *forward != (*n_forward_grads > 0) {
+                fx.err_inst(
+                    b,
+                    i,
+                    "a forward-mode autodiff scope needs a positive gradient count, and only forward scopes may have one",
+                );
+            }
+        }
+        InstKind::Switch { labels, .. } | InstKind::IndexedBranch { labels } => {
+            if handles_ok {
+                check_case_labels(fx, b, i, labels);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_case_labels(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, labels: &[u64]) {
+    let Some(d) = fx.inst(i) else { return };
+    let sel = d.operands.first().and_then(|v| fx.vty(*v));
+    let bits = match sel.and_then(|t| fx.tys.scalar(t)) {
+        Some(ScalarKind::Bool) => 1,
+        Some(ScalarKind::I8 | ScalarKind::U8) => 8,
+        Some(ScalarKind::I16 | ScalarKind::U16) => 16,
+        Some(ScalarKind::I32 | ScalarKind::U32) => 32,
+        _ => 64,
+    };
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let mut seen: rustc_hash::FxHashSet<u64> = Default::default();
+    for (k, &l) in labels.iter().enumerate() {
+        if l & mask != l {
+            fx.err_inst(
+                b,
+                i,
+                format!("case {k} label {l} does not fit the {bits}-bit selector"),
+            );
+        }
+        let c = l & mask;
+        if !seen.insert(c) {
+            fx.err_inst(
+                b,
+                i,
+                format!("case {k} label {c} duplicates an earlier case"),
+            );
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! The verifier never panics, never recurses with nesting depth, and points at sources.
+
+use crate::B;
+use xir_ir::diag::Span;
+use xir_ir::entity::EntityRef;
+use xir_ir::inst::{InstId, InstKind};
+use xir_ir::module::Module;
+use xir_ir::op::ArithmeticOp;
+use xir_ir::source_map::SourceMap;
+use xir_ir::testgen::{GenConfig, Rng, generate_module};
+use xir_ir::types::{ScalarKind as K, Type, TypeData};
+use xir_ir::value::{ArgId, BlockId, ConstId, FuncId, SpecialRegister, UndefId, Value};
+use xir_ir::verify::{VerifyOptions, verify_module};
+
+/// `depth` nested `if`s (each then-arm holds the next), every merge branching outwards,
+/// plus `depth` nested loops whose bodies `break`/`continue` canonically.
+fn deep(depth: usize) -> Module {
+    let mut b = B::kernel();
+    let c = b.c(K::Bool, 1);
+    let mut cur = b.body();
+    let mut merges = Vec::new();
+    for _ in 0..depth {
+        let (t, m) = (b.block(), b.block());
+        b.i(
+            cur,
+            InstKind::If { merge: Some(m) },
+            None,
+            vec![c, Value::Block(t), Value::Block(m)],
+        );
+        merges.push(m);
+        cur = t;
+    }
+    let mut loops = Vec::new();
+    for k in 0..depth {
+        let (p, lb, u, m) = (b.block(), b.block(), b.block(), b.block());
+        b.i(
+            cur,
+            InstKind::Loop {
+                body: Some(lb),
+                update: Some(u),
+                merge: Some(m),
+            },
+            None,
+            vec![Value::Block(p)],
+        );
+        b.i(
+            p,
+            InstKind::ConditionalBranch,
+            None,
+            vec![c, Value::Block(lb), Value::Block(m)],
+        );
+        b.br(u, p);
+        if k % 2 == 0 {
+            // An early exit in the body: if c { break } (merge = the next level).
+            let (t, x) = (b.block(), b.block());
+            b.i(
+                lb,
+                InstKind::If { merge: Some(x) },
+                None,
+                vec![c, Value::Block(t), Value::Block(x)],
+            );
+            b.i(t, InstKind::Break, None, vec![Value::Block(m)]);
+            loops.push((x, u, m));
+            cur = x;
+        } else {
+            loops.push((lb, u, m));
+            cur = lb;
+        }
+    }
+    // Innermost: continue; then every loop merge continues the enclosing loop.
+    let mut inner = cur;
+    for (k, &(_, u, m)) in loops.iter().enumerate().rev() {
+        b.i(inner, InstKind::Continue, None, vec![Value::Block(u)]);
+        inner = m;
+        let _ = k;
+    }
+    let mut cur = inner;
+    for m in merges.into_iter().rev() {
+        b.br(cur, m);
+        cur = m;
+    }
+    b.ret(cur);
+    b.done()
+}
+
+#[test]
+fn ten_thousand_deep_nesting_verifies_in_a_small_stack() {
+    let m = deep(10_000);
+    let h = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let d1 = verify_module(&m, &VerifyOptions::default(), None);
+            // Everything but require-no-unstructured-control-flow (canonical loop
+            // prepare blocks end in `cond_br`).
+            let o =
+                VerifyOptions::parse_list("all,no-require-no-unstructured-control-flow").unwrap();
+            let d2 = verify_module(&m, &o, None);
+            (
+                d1.len(),
+                d2.into_iter()
+                    .map(|d| d.message)
+                    .take(3)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .unwrap();
+    let (n1, d2) = h.join().unwrap();
+    assert_eq!(n1, 0);
+    assert!(d2.is_empty(), "{d2:?}");
+}
+
+#[test]
+fn deeply_nested_and_cyclic_types_do_not_overflow() {
+    let h = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let mut m = Module::new();
+            let mut t = m.types.f32();
+            for _ in 0..10_000 {
+                t = m.types.intern(TypeData::Array { elem: t, len: 1 });
+            }
+            let n = m.types.len();
+            // A type whose element is itself.
+            m.types.intern(TypeData::Array {
+                elem: Type::new(n),
+                len: 2,
+            });
+            m.constant(t, &[0; 4]);
+            verify_module(&m, &VerifyOptions::all(), None).len()
+        })
+        .unwrap();
+    assert_eq!(h.join().unwrap(), 1, "only the cyclic type is malformed");
+}
+
+fn random_value(rng: &mut Rng) -> Value {
+    let n = rng.below(60) as usize;
+    match rng.below(7) {
+        0 => Value::Inst(InstId::new(n * 4)),
+        1 => Value::Block(BlockId::new(n)),
+        2 => Value::Arg(ArgId::new(n % 20)),
+        3 => Value::Const(ConstId::new(n * 3)),
+        4 => Value::Undef(UndefId::new(n % 8)),
+        5 => Value::Func(FuncId::new(n % 10)),
+        _ => Value::Special(rng.pick(&SpecialRegister::ALL)),
+    }
+}
+
+/// Applies one random corruption to `m`.
+fn mutate(m: &mut Module, rng: &mut Rng) {
+    let Some(&fid) = m.func_order.get(rng.index(m.func_order.len())) else {
+        return;
+    };
+    if !m.functions.is_valid(fid) {
+        return;
+    }
+    let ntypes = m.types.len();
+    let f = &mut m.functions[fid];
+    let ninst = f.insts.len();
+    if ninst == 0 {
+        return;
+    }
+    let i = InstId::new(rng.index(ninst));
+    match rng.below(12) {
+        0 | 1 | 2 => {
+            let d = &mut f.insts[i];
+            if !d.operands.is_empty() {
+                let k = rng.index(d.operands.len());
+                d.operands[k] = random_value(rng);
+            }
+        }
+        3 => {
+            f.insts[i].operands.pop();
+        }
+        4 => f.insts[i].operands.push(random_value(rng)),
+        5 => f.insts[i].ty = Some(Type::new(rng.index(ntypes + 3))),
+        6 => {
+            f.insts[i].block = if rng.chance(50) {
+                None
+            } else {
+                Some(BlockId::new(rng.index(40)))
+            }
+        }
+        7 => {
+            let k = rng.index(f.block_order.len().max(1));
+            if rng.chance(50) && k < f.block_order.len() {
+                f.block_order.remove(k);
+            } else {
+                f.block_order
+                    .push(BlockId::new(rng.index(f.blocks.len() + 3)));
+            }
+        }
+        8 => {
+            if let Some(b) = f
+                .block_order
+                .get(rng.index(f.block_order.len().max(1)))
+                .copied()
+            {
+                if f.blocks.is_valid(b) {
+                    let insts = &mut f.blocks[b].insts;
+                    if rng.chance(50) {
+                        insts.push(InstId::new(rng.index(ninst + 5)));
+                    } else if !insts.is_empty() {
+                        let k = rng.index(insts.len());
+                        insts.swap(0, k);
+                    }
+                }
+            }
+        }
+        9 => {
+            let d = &mut f.insts[i];
+            match &mut d.kind {
+                InstKind::Phi { blocks } => blocks.push(BlockId::new(rng.index(50))),
+                InstKind::Loop { body, .. } => *body = None,
+                InstKind::Switch { labels, .. } => labels.push(u64::MAX),
+                k if k.merge().is_some() => {
+                    if let Some(slot) = k.merge_mut() {
+                        *slot = Some(BlockId::new(rng.index(80)));
+                    }
+                }
+                _ => d.kind = InstKind::Arithmetic(rng.pick(ArithmeticOp::ALL)),
+            }
+        }
+        10 => {
+            f.body = if rng.chance(50) {
+                None
+            } else {
+                Some(BlockId::new(rng.index(90)))
+            }
+        }
+        _ => {
+            if rng.chance(50) {
+                m.func_order.push(FuncId::new(rng.index(12)));
+            } else {
+                let a = f.add_arg(
+                    xir_ir::function::ArgKind::Value,
+                    Type::new(rng.index(ntypes + 2)),
+                );
+                f.arg_order.push(a);
+            }
+        }
+    }
+}
+
+#[test]
+fn malformed_modules_never_panic() {
+    let cfg = GenConfig {
+        max_depth: 2,
+        max_stmts: 3,
+        ..GenConfig::default()
+    };
+    let mut rng = Rng::new(7);
+    for seed in 0..300 {
+        let mut m = generate_module(seed, &cfg);
+        let rounds = 1 + rng.below(6);
+        for _ in 0..rounds {
+            mutate(&mut m, &mut rng);
+        }
+        let a = verify_module(&m, &VerifyOptions::default(), None);
+        let b = verify_module(&m, &VerifyOptions::all(), None);
+        assert!(b.len() >= a.len() || !a.is_empty() || b.is_empty());
+    }
+}
+
+#[test]
+fn diagnostics_carry_source_spans() {
+    let mut b = B::kernel();
+    let body = b.body();
+    let f = b.f(1.0);
+    let u = b.t(K::U32);
+    let x = b.i(
+        body,
+        InstKind::Arithmetic(ArithmeticOp::BinaryAdd),
+        Some(u),
+        vec![f, f],
+    );
+    let (m, fid) = b.done_id();
+    let mut sm = SourceMap::default();
+    sm.funcs.get_mut(fid).header = Span::new(0, 6);
+    sm.funcs
+        .get_mut(fid)
+        .insts
+        .set(x.as_inst().unwrap(), Span::new(20, 30));
+    let d = verify_module(&m, &VerifyOptions::default(), Some(&sm));
+    assert_eq!(d.len(), 2, "{d:?}");
+    let typing = d.iter().find(|d| d.message.contains("binary_add")).unwrap();
+    assert_eq!(typing.span, Some(Span::new(20, 30)));
+    // The block has no label span, so its diagnostic falls back to the function header.
+    let term = d.iter().find(|d| d.message.contains("terminator")).unwrap();
+    assert_eq!(term.span, Some(Span::new(0, 6)));
+    let none = verify_module(&m, &VerifyOptions::default(), None);
+    assert!(none.iter().all(|d| d.span.is_none()));
+}

@@ -1,0 +1,334 @@
+//! Dominance of definitions over uses and the phi rules.
+
+use crate::{B, err, ok};
+use xir_ir::inst::InstKind;
+use xir_ir::op::ArithmeticOp as A;
+use xir_ir::types::ScalarKind as K;
+use xir_ir::value::{BlockId, Value};
+
+#[test]
+fn definitions_precede_uses_in_a_block() {
+    let mut b = B::kernel();
+    let body = b.body();
+    let u = b.t(K::U32);
+    let one = b.c(K::U32, 1);
+    let x = b.i(
+        body,
+        InstKind::Arithmetic(A::BinaryAdd),
+        Some(u),
+        vec![one, one],
+    );
+    b.i(
+        body,
+        InstKind::Arithmetic(A::BinaryAdd),
+        Some(u),
+        vec![x, one],
+    );
+    b.ret(body);
+    ok(&b.done());
+
+    let mut b = B::kernel();
+    let body = b.body();
+    let u = b.t(K::U32);
+    let one = b.c(K::U32, 1);
+    let x = b.i(
+        body,
+        InstKind::Arithmetic(A::BinaryAdd),
+        Some(u),
+        vec![one, one],
+    );
+    let y = b.i(
+        body,
+        InstKind::Arithmetic(A::BinaryAdd),
+        Some(u),
+        vec![one, one],
+    );
+    b.f.insts[x.as_inst().unwrap()].operands[0] = y;
+    b.f.insts[y.as_inst().unwrap()].operands[1] = y;
+    b.ret(body);
+    let e = crate::check(&b.done());
+    assert!(
+        e.iter()
+            .any(|m| m.contains("is defined by a later instruction")),
+        "{e:?}"
+    );
+    assert!(
+        e.iter()
+            .any(|m| m.contains("is defined by the instruction itself")),
+        "{e:?}"
+    );
+}
+
+/// body: cond_br c, t, f; t: x = …; br m; f: br m; m: use(x) or phi.
+fn diamond(use_in_merge: bool) -> (B, [BlockId; 4], Value) {
+    let mut b = B::kernel();
+    let (body, t, f, m) = (b.body(), b.block(), b.block(), b.block());
+    let c = b.c(K::Bool, 1);
+    b.i(
+        body,
+        InstKind::ConditionalBranch,
+        None,
+        vec![c, Value::Block(t), Value::Block(f)],
+    );
+    let u = b.t(K::U32);
+    let one = b.c(K::U32, 1);
+    let x = b.i(
+        t,
+        InstKind::Arithmetic(A::BinaryAdd),
+        Some(u),
+        vec![one, one],
+    );
+    b.br(t, m);
+    b.br(f, m);
+    if use_in_merge {
+        b.i(
+            m,
+            InstKind::Print {
+                format: "{}".into(),
+            },
+            None,
+            vec![x],
+        );
+    }
+    (b, [body, t, f, m], x)
+}
+
+#[test]
+fn definitions_dominate_uses_across_blocks() {
+    let (mut b, [_, _, _, m], _) = diamond(true);
+    b.ret(m);
+    err(&b.done(), "does not dominate this use");
+    let (mut b, [_, t, f, m], x) = diamond(false);
+    let u = b.t(K::U32);
+    let one = b.c(K::U32, 1);
+    b.i(
+        m,
+        InstKind::Phi { blocks: vec![t, f] },
+        Some(u),
+        vec![x, one],
+    );
+    b.ret(m);
+    ok(&b.done());
+}
+
+#[test]
+fn unreachable_definitions_and_uses() {
+    // A use in an unreachable block is never a dominance error.
+    let mut b = B::kernel();
+    let (body, orphan) = (b.body(), b.block());
+    let u = b.t(K::U32);
+    let one = b.c(K::U32, 1);
+    let x = b.i(
+        body,
+        InstKind::Arithmetic(A::BinaryAdd),
+        Some(u),
+        vec![one, one],
+    );
+    b.ret(body);
+    b.i(
+        orphan,
+        InstKind::Print {
+            format: "{}".into(),
+        },
+        None,
+        vec![x],
+    );
+    b.ret(orphan);
+    ok(&b.done());
+    // A definition in an unreachable block used from a reachable one is.
+    let mut b = B::kernel();
+    let (body, orphan) = (b.body(), b.block());
+    let u = b.t(K::U32);
+    let one = b.c(K::U32, 1);
+    let x = b.i(
+        orphan,
+        InstKind::Arithmetic(A::BinaryAdd),
+        Some(u),
+        vec![one, one],
+    );
+    b.ret(orphan);
+    b.i(
+        body,
+        InstKind::Print {
+            format: "{}".into(),
+        },
+        None,
+        vec![x],
+    );
+    b.ret(body);
+    err(&b.done(), "does not dominate this use");
+}
+
+#[test]
+fn phi_incoming_blocks_equal_the_predecessor_set() {
+    // Missing predecessor.
+    let (mut b, [_, t, _, m], x) = diamond(false);
+    let u = b.t(K::U32);
+    b.i(m, InstKind::Phi { blocks: vec![t] }, Some(u), vec![x]);
+    b.ret(m);
+    err(
+        &b.done(),
+        "incoming blocks do not match the predecessors of block3 (block1, block2)",
+    );
+    // Not a predecessor.
+    let (mut b, [body, t, f, m], x) = diamond(false);
+    let u = b.t(K::U32);
+    let one = b.c(K::U32, 1);
+    b.i(
+        m,
+        InstKind::Phi {
+            blocks: vec![t, f, body],
+        },
+        Some(u),
+        vec![x, one, one],
+    );
+    b.ret(m);
+    err(
+        &b.done(),
+        "incoming block 2 (block0) is not a predecessor of block3",
+    );
+    // Duplicate incoming block.
+    let (mut b, [_, t, f, m], x) = diamond(false);
+    let u = b.t(K::U32);
+    let one = b.c(K::U32, 1);
+    b.i(
+        m,
+        InstKind::Phi {
+            blocks: vec![t, f, t],
+        },
+        Some(u),
+        vec![x, one, x],
+    );
+    b.ret(m);
+    err(
+        &b.done(),
+        "incoming block 2 (block1) appears more than once",
+    );
+}
+
+#[test]
+fn doubled_edges_count_once() {
+    let build = |incomings: usize| {
+        let mut b = B::kernel();
+        let (body, j) = (b.body(), b.block());
+        let c = b.c(K::Bool, 1);
+        b.i(
+            body,
+            InstKind::ConditionalBranch,
+            None,
+            vec![c, Value::Block(j), Value::Block(j)],
+        );
+        let u = b.t(K::U32);
+        let one = b.c(K::U32, 1);
+        b.i(
+            j,
+            InstKind::Phi {
+                blocks: vec![body; incomings],
+            },
+            Some(u),
+            vec![one; incomings],
+        );
+        b.ret(j);
+        b.done()
+    };
+    ok(&build(1));
+    err(&build(2), "appears more than once");
+}
+
+#[test]
+fn phi_values_dominate_the_end_of_their_incoming_block() {
+    // A loop-carried value defined in the latch is fine.
+    let mut b = B::kernel();
+    let (pre, h, l, e) = (b.body(), b.block(), b.block(), b.block());
+    let u = b.t(K::U32);
+    let zero = b.c(K::U32, 0);
+    let one = b.c(K::U32, 1);
+    b.br(pre, h);
+    let phi = b.i(
+        h,
+        InstKind::Phi {
+            blocks: vec![pre, l],
+        },
+        Some(u),
+        vec![zero, zero],
+    );
+    let bt = b.t(K::Bool);
+    let c = b.i(
+        h,
+        InstKind::Arithmetic(A::BinaryLess),
+        Some(bt),
+        vec![phi, one],
+    );
+    b.i(
+        h,
+        InstKind::ConditionalBranch,
+        None,
+        vec![c, Value::Block(l), Value::Block(e)],
+    );
+    let next = b.i(
+        l,
+        InstKind::Arithmetic(A::BinaryAdd),
+        Some(u),
+        vec![phi, one],
+    );
+    b.br(l, h);
+    b.ret(e);
+    b.f.insts[phi.as_inst().unwrap()].operands[1] = next;
+    ok(&b.done());
+    // The value from the other arm of a diamond does not dominate this arm's end.
+    let mut b = B::kernel();
+    let (body, t, f, m) = (b.body(), b.block(), b.block(), b.block());
+    let c = b.c(K::Bool, 1);
+    b.i(
+        body,
+        InstKind::ConditionalBranch,
+        None,
+        vec![c, Value::Block(t), Value::Block(f)],
+    );
+    let u = b.t(K::U32);
+    let one = b.c(K::U32, 1);
+    let x = b.i(
+        t,
+        InstKind::Arithmetic(A::BinaryAdd),
+        Some(u),
+        vec![one, one],
+    );
+    b.br(t, m);
+    b.br(f, m);
+    b.i(m, InstKind::Phi { blocks: vec![t, f] }, Some(u), vec![x, x]);
+    b.ret(m);
+    err(
+        &b.done(),
+        "incoming value 1 (inst1 in block1) does not dominate the end of its incoming block block2",
+    );
+}
+
+#[test]
+fn phi_values_defined_in_the_incoming_block_precede_its_terminator() {
+    let mut b = B::kernel();
+    let (body, j) = (b.body(), b.block());
+    let u = b.t(K::U32);
+    let one = b.c(K::U32, 1);
+    let x = b.i(
+        body,
+        InstKind::Arithmetic(A::BinaryAdd),
+        Some(u),
+        vec![one, one],
+    );
+    b.br(body, j);
+    b.i(j, InstKind::Phi { blocks: vec![body] }, Some(u), vec![x]);
+    b.ret(j);
+    ok(&b.done());
+    // A phi's own result is typed like any incoming value.
+    let mut b = B::kernel();
+    let (body, j) = (b.body(), b.block());
+    b.br(body, j);
+    let u = b.t(K::U32);
+    let f = b.f(1.0);
+    b.i(j, InstKind::Phi { blocks: vec![body] }, Some(u), vec![f]);
+    b.ret(j);
+    err(
+        &b.done(),
+        "incoming value 0 must be an rvalue of the phi's type `u32`, found `f32`",
+    );
+}

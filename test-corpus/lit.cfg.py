@@ -1,0 +1,94 @@
+# -*- Python -*-
+# lit configuration for the xir corpus, so the same files run under LLVM's real `lit`
+# (pip install lit) as under `cargo test -p xir-test-corpus`.
+#
+#   xir-opt              -> the built binary (target/debug/xir-opt, or $XIR_OPT)
+#   xir-filecheck, FileCheck -> LLVM's FileCheck (FileCheck-19), the reference engine
+#
+# Features mirror test-corpus/src/lit/features.rs: spirv-tools, vulkan, llvm-filecheck,
+# xir-parser (temporary), plus anything listed in XIR_LIT_FEATURES=a,b.
+
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "xir"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".xir"]
+
+here = os.path.dirname(os.path.abspath(__file__))
+repo = os.path.dirname(here)
+target = os.environ.get("CARGO_TARGET_DIR", os.path.join(repo, "target"))
+
+# XIR_CORPUS_ROOT points lit at another tree of .xir files (the benchmark uses it).
+config.test_source_root = os.environ.get("XIR_CORPUS_ROOT", os.path.join(here, "corpus"))
+config.test_exec_root = os.path.join(target, "lit")
+
+
+def find_filecheck():
+    for cand in ("FileCheck-19",):
+        p = shutil.which(cand)
+        if p:
+            return p
+    if os.path.isfile("/usr/lib/llvm-19/bin/FileCheck"):
+        return "/usr/lib/llvm-19/bin/FileCheck"
+    return shutil.which("FileCheck")
+
+
+xir_opt = os.environ.get("XIR_OPT", os.path.join(target, "debug", "xir-opt"))
+if not os.path.isfile(xir_opt):
+    lit_config.fatal(
+        "xir-opt not found at %s; build it first: cargo build -p xir-driver" % xir_opt
+    )
+filecheck = find_filecheck()
+if filecheck is None:
+    lit_config.fatal("LLVM FileCheck not found; apt-get install llvm-19-tools")
+
+# Tool names become paths only where they stand alone as a command word (not inside
+# file names such as corpus/driver/xir-opt-help.xir).
+def tool(name):
+    return r"(?<![\w./-])" + name.replace("-", r"\-") + r"(?![\w.-])"
+
+
+config.substitutions.append((tool("xir-opt"), xir_opt))
+# xir-bisect and xir-reduce (xir-tools) run xir-opt in-process, so they need no path to it.
+for name in ("xir-bisect", "xir-reduce"):
+    path = os.path.join(os.path.dirname(xir_opt), name)
+    if os.path.isfile(path):
+        config.substitutions.append((tool(name), path))
+config.substitutions.append((tool("xir-filecheck"), filecheck))
+config.substitutions.append((tool("FileCheck"), filecheck))
+
+features = set()
+if shutil.which("spirv-val"):
+    features.add("spirv-tools")
+loader = any(
+    os.path.exists(p)
+    for p in (
+        "/usr/lib/x86_64-linux-gnu/libvulkan.so.1",
+        "/usr/lib/aarch64-linux-gnu/libvulkan.so.1",
+        "/usr/lib64/libvulkan.so.1",
+        "/usr/lib/libvulkan.so.1",
+    )
+)
+icd = "VK_ICD_FILENAMES" in os.environ or any(
+    os.listdir(d) for d in ("/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d") if os.path.isdir(d)
+)
+if loader and icd:
+    features.add("vulkan")
+if filecheck:
+    features.add("llvm-filecheck")
+# TEMPORARY, like features.rs: xir-opt can parse text (the parser is on its own branch).
+if subprocess.run([xir_opt], input=b"module;\n", capture_output=True).returncode == 0:
+    features.add("xir-parser")
+for f in os.environ.get("XIR_LIT_FEATURES", "").split(","):
+    if f.strip():
+        features.add(f.strip())
+config.available_features.update(features)
+
+# LLVM's `not` handles `not --crash`; put LLVM's tool directory on PATH for it.
+llvm_bin = "/usr/lib/llvm-19/bin"
+if os.path.isdir(llvm_bin):
+    config.environment["PATH"] = llvm_bin + os.pathsep + os.environ.get("PATH", "")

@@ -1,0 +1,85 @@
+//! Features that `REQUIRES:` / `UNSUPPORTED:` / `XFAIL:` lines test. `lit.cfg.py`
+//! detects the same names the same way, so both runners gate a file alike.
+//!
+//! | Feature | Present when |
+//! |---|---|
+//! | `spirv-tools` | `spirv-val` is on `PATH` |
+//! | `vulkan` | a Vulkan loader (`libvulkan.so.1`) and at least one ICD manifest exist |
+//! | `llvm-filecheck` | LLVM's FileCheck exists (`FileCheck-19` or `FileCheck` on `PATH`, or `/usr/lib/llvm-19/bin/FileCheck`) |
+//! | `xir-parser` | `xir-opt` reads `module;` (TEMPORARY: the text parser is still on its own branch; once it is merged this feature and every `REQUIRES: xir-parser` go away) |
+//!
+//! `XIR_LIT_FEATURES=a,b` adds features by hand (both runners honour it).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Finds `name` on `PATH`.
+pub fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// LLVM's FileCheck, if installed.
+pub fn llvm_filecheck() -> Option<PathBuf> {
+    which("FileCheck-19")
+        .or_else(|| {
+            let p = Path::new("/usr/lib/llvm-19/bin/FileCheck");
+            p.is_file().then(|| p.to_path_buf())
+        })
+        .or_else(|| which("FileCheck"))
+}
+
+fn has_vulkan() -> bool {
+    let loader = [
+        "/usr/lib/x86_64-linux-gnu/libvulkan.so.1",
+        "/usr/lib/aarch64-linux-gnu/libvulkan.so.1",
+        "/usr/lib64/libvulkan.so.1",
+        "/usr/lib/libvulkan.so.1",
+    ]
+    .iter()
+    .any(|p| Path::new(p).exists());
+    let icd = std::env::var_os("VK_ICD_FILENAMES").is_some()
+        || ["/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d"]
+            .iter()
+            .any(|d| {
+                std::fs::read_dir(d)
+                    .map(|mut it| it.any(|e| e.is_ok()))
+                    .unwrap_or(false)
+            });
+    loader && icd
+}
+
+/// Whether `xir-opt` can parse the smallest module (see the `xir-parser` feature).
+fn has_parser() -> bool {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    xir_driver::xir_opt_main(&[], b"module;\n", &mut out, &mut err) == 0
+}
+
+/// Detects the available features.
+pub fn detect() -> BTreeSet<String> {
+    let mut f = BTreeSet::new();
+    if has_parser() {
+        f.insert("xir-parser".to_string());
+    }
+    if which("spirv-val").is_some() {
+        f.insert("spirv-tools".to_string());
+    }
+    if has_vulkan() {
+        f.insert("vulkan".to_string());
+    }
+    if llvm_filecheck().is_some() {
+        f.insert("llvm-filecheck".to_string());
+    }
+    if let Ok(extra) = std::env::var("XIR_LIT_FEATURES") {
+        f.extend(
+            extra
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        );
+    }
+    f
+}

@@ -1,0 +1,24 @@
+//! A lit-compatible RUN-line interpreter, usable as a library.
+//!
+//! It reads a test file's directives ([`directives`]), decides whether the test runs
+//! ([`features`], [`boolexpr`]), substitutes `%s`-style paths ([`subst`]), parses each
+//! RUN command into a command model ([`shell`]) and executes it in-process
+//! ([`exec`]) with programs from an extensible [`commands::CommandTable`]. No shell and
+//! (for the standard table) no child process is involved. [`runner::Suite`] ties it
+//! together and reports lit's result codes.
+//!
+//! ```no_run
+//! use xir_test_corpus::lit::runner::Suite;
+//! let suite = Suite::standard("test-corpus/corpus", "target/corpus-tmp");
+//! let outcome = suite.run_file("test-corpus/corpus/driver/stdin.xir".as_ref());
+//! println!("{}: {}", outcome.status.name(), outcome.log);
+//! ```
+
+pub mod boolexpr;
+pub mod commands;
+pub mod directives;
+pub mod exec;
+pub mod features;
+pub mod runner;
+pub mod shell;
+pub mod subst;

@@ -1,0 +1,227 @@
+//! Running one test file: gating, substitution, execution, and lit's result codes.
+
+use super::commands::CommandTable;
+use super::directives::{self, TestDirectives};
+use super::exec::{Env, run_script};
+use super::shell;
+use super::subst::TestPaths;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// lit's result codes (those this runner can produce).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Every RUN line succeeded.
+    Pass,
+    /// A RUN line failed.
+    Fail,
+    /// Failed, as `XFAIL:` said it would.
+    XFail,
+    /// Passed although `XFAIL:` said it would fail: a failure.
+    XPass,
+    /// `REQUIRES:` not met or `UNSUPPORTED:` met; not run.
+    Unsupported,
+    /// The file could not be run at all (no RUN line, bad directive, bad RUN syntax).
+    Unresolved,
+}
+
+impl Status {
+    /// Whether this result fails the suite (FAIL, XPASS, UNRESOLVED).
+    pub fn is_failure(self) -> bool {
+        matches!(self, Status::Fail | Status::XPass | Status::Unresolved)
+    }
+    /// lit's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::XFail => "XFAIL",
+            Status::XPass => "XPASS",
+            Status::Unsupported => "UNSUPPORTED",
+            Status::Unresolved => "UNRESOLVED",
+        }
+    }
+}
+
+/// The result of one test file.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Result code.
+    pub status: Status,
+    /// Transcript: each RUN line, each command, its output and status.
+    pub log: String,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// A test suite: where tests live, where temporaries go, the commands and features.
+pub struct Suite {
+    /// Programs RUN lines may use.
+    pub table: CommandTable,
+    /// Available features.
+    pub features: BTreeSet<String>,
+    /// Root of the test files (test names are relative to it).
+    pub source_root: PathBuf,
+    /// Root of per-test temporaries (`%t`).
+    pub tmp_root: PathBuf,
+}
+
+impl Suite {
+    /// The standard suite: [`CommandTable::standard`] and detected features.
+    pub fn standard(source_root: impl Into<PathBuf>, tmp_root: impl Into<PathBuf>) -> Suite {
+        Suite {
+            table: CommandTable::standard(),
+            features: super::features::detect(),
+            source_root: source_root.into(),
+            tmp_root: tmp_root.into(),
+        }
+    }
+
+    /// The test's path relative to the suite root (its name).
+    pub fn name_of(&self, path: &Path) -> String {
+        path.strip_prefix(&self.source_root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+
+    /// Substitution paths for a test file.
+    pub fn paths_for(&self, path: &Path) -> TestPaths {
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let root = std::path::absolute(&self.source_root).unwrap_or(self.source_root.clone());
+        let rel_dir = abs
+            .strip_prefix(&root)
+            .ok()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        TestPaths::new(&abs, &self.tmp_root, &rel_dir)
+    }
+
+    /// Which gating lines stop the test from running, if any.
+    pub fn gate(&self, d: &TestDirectives) -> Option<String> {
+        let missing: Vec<&str> = d
+            .requires
+            .iter()
+            .filter(|(_, e)| !e.eval(&self.features))
+            .map(|(s, _)| s.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Some(format!(
+                "Test requires the following unavailable features: {}",
+                missing.join(", ")
+            ));
+        }
+        let hit: Vec<&str> = d
+            .unsupported
+            .iter()
+            .filter(|(_, e)| e.eval(&self.features))
+            .map(|(s, _)| s.as_str())
+            .collect();
+        (!hit.is_empty()).then(|| {
+            format!(
+                "Test does not support the following features and/or targets: {}",
+                hit.join(", ")
+            )
+        })
+    }
+
+    /// Runs the RUN lines of a parsed file; `Ok` if all succeeded, `Err` otherwise
+    /// (`Err(true)` for a RUN line that could not even be parsed).
+    pub fn run_lines(&self, path: &Path, d: &TestDirectives, log: &mut String) -> Result<(), bool> {
+        let paths = self.paths_for(path);
+        let cwd = paths
+            .tmp_dir()
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| self.tmp_root.clone());
+        if let Err(e) = std::fs::create_dir_all(paths.tmp_dir()) {
+            let _ = writeln!(
+                log,
+                "error: cannot create '{}': {e}",
+                paths.tmp_dir().display()
+            );
+            return Err(true);
+        }
+        let env = Env {
+            table: &self.table,
+            cwd: &cwd,
+            tmp_root: &self.tmp_root,
+        };
+        for r in &d.run {
+            let expanded = paths.expand(&r.command);
+            let _ = writeln!(log, "RUN: at line {}: {}", r.line, r.command);
+            let script = match shell::parse(&expanded) {
+                Ok(s) => s,
+                Err(e) => {
+                    let _ = writeln!(log, "error: cannot parse RUN line {}: {e}", r.line);
+                    return Err(true);
+                }
+            };
+            if run_script(&env, &script, log) != 0 {
+                let _ = writeln!(log, "error: RUN line {} failed", r.line);
+                return Err(false);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one test file.
+    pub fn run_file(&self, path: &Path) -> Outcome {
+        let start = Instant::now();
+        let mut log = String::new();
+        let status = self.run_file_inner(path, &mut log);
+        Outcome {
+            status,
+            log,
+            elapsed: start.elapsed(),
+        }
+    }
+
+    fn run_file_inner(&self, path: &Path, log: &mut String) -> Status {
+        let src = match std::fs::read(path) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => {
+                let _ = writeln!(log, "error: cannot read '{}': {e}", path.display());
+                return Status::Unresolved;
+            }
+        };
+        let d = match directives::parse(&src) {
+            Ok(d) => d,
+            Err(e) => {
+                let _ = writeln!(log, "error: {}:{e}", path.display());
+                return Status::Unresolved;
+            }
+        };
+        if d.run.is_empty() {
+            let _ = writeln!(log, "error: Test has no 'RUN:' line");
+            return Status::Unresolved;
+        }
+        if let Some(why) = self.gate(&d) {
+            let _ = writeln!(log, "{why}");
+            return Status::Unsupported;
+        }
+        let xfail: Vec<&str> = d
+            .xfail
+            .iter()
+            .filter(|(_, e)| e.eval(&self.features))
+            .map(|(s, _)| s.as_str())
+            .collect();
+        match (self.run_lines(path, &d, log), xfail.is_empty()) {
+            (Err(true), _) => Status::Unresolved,
+            (Ok(()), true) => Status::Pass,
+            (Err(_), true) => Status::Fail,
+            (Err(_), false) => Status::XFail,
+            (Ok(()), false) => {
+                let _ = writeln!(
+                    log,
+                    "error: test passed unexpectedly (XFAIL: {})",
+                    xfail.join(", ")
+                );
+                Status::XPass
+            }
+        }
+    }
+}
