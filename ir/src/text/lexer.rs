@@ -332,6 +332,10 @@ impl Progress {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fatal(pub Box<Diagnostic>);
 
+/// Deepest bracket nesting accepted: `MAX_NESTING_DEPTH` structured levels plus the
+/// brackets around them (the function body, a type or literal inside the innermost one).
+const MAX_BRACKET_DEPTH: usize = crate::MAX_NESTING_DEPTH + 8;
+
 /// Tokens skipped without parser progress before recovery is abandoned (only while many
 /// blocks are open, where lalrpop's recovery search is quadratic in their number).
 const RECOVERY_BUDGET: u32 = 4096;
@@ -483,7 +487,7 @@ impl<'s> Iterator for TokenStream<'s, '_> {
         match tok {
             Tok::LBrace | Tok::LParen | Tok::LBracket | Tok::Lt => {
                 self.depth += 1;
-                if self.depth > crate::MAX_NESTING_DEPTH {
+                if self.depth > MAX_BRACKET_DEPTH {
                     let d = Diagnostic::error(
                         format!(
                             "nesting too deep (more than {} levels)",
