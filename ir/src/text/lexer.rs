@@ -318,6 +318,8 @@ pub struct Progress {
     /// Nested blocks currently open (each one is a state lalrpop's error recovery
     /// searches, so recovery costs grow with it).
     pub open_blocks: Cell<usize>,
+    /// Set once enough errors were reported: the stream ends.
+    pub stop: Cell<bool>,
 }
 
 impl Progress {
@@ -448,7 +450,7 @@ impl<'s> Iterator for TokenStream<'s, '_> {
     type Item = Result<(usize, Tok<'s>, usize), Fatal>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
+        if self.done || self.progress.stop.get() {
             return None;
         }
         if self.name_state == 2 {
