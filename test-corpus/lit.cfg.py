@@ -6,11 +6,11 @@
 #   xir-filecheck, FileCheck -> LLVM's FileCheck (FileCheck-19), the reference engine
 #
 # Features mirror test-corpus/src/lit/features.rs: spirv-tools, vulkan, llvm-filecheck,
-# plus anything listed in XIR_LIT_FEATURES=a,b.
+# xir-parser (temporary), plus anything listed in XIR_LIT_FEATURES=a,b.
 
-import glob
 import os
 import shutil
+import subprocess
 
 import lit.formats
 
@@ -53,6 +53,11 @@ def tool(name):
 
 
 config.substitutions.append((tool("xir-opt"), xir_opt))
+# xir-bisect and xir-reduce (xir-tools) run xir-opt in-process, so they need no path to it.
+for name in ("xir-bisect", "xir-reduce"):
+    path = os.path.join(os.path.dirname(xir_opt), name)
+    if os.path.isfile(path):
+        config.substitutions.append((tool(name), path))
 config.substitutions.append((tool("xir-filecheck"), filecheck))
 config.substitutions.append((tool("FileCheck"), filecheck))
 
@@ -75,6 +80,9 @@ if loader and icd:
     features.add("vulkan")
 if filecheck:
     features.add("llvm-filecheck")
+# TEMPORARY, like features.rs: xir-opt can parse text (the parser is on its own branch).
+if subprocess.run([xir_opt], input=b"module;\n", capture_output=True).returncode == 0:
+    features.add("xir-parser")
 for f in os.environ.get("XIR_LIT_FEATURES", "").split(","):
     if f.strip():
         features.add(f.strip())

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the xir corpus under LLVM's real lit with LLVM's FileCheck (see lit.cfg.py).
 #   test-corpus/run-lit.sh [lit options] [tests...]
-# Without a test path (an existing file or directory) the whole corpus runs; without any
-# argument the options are -sv.
+# Without a test path (an existing directory or .xir file) the whole corpus runs; without
+# any argument the options are -sv.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
@@ -14,7 +14,7 @@ fi
 [[ $# -eq 0 ]] && set -- -sv
 have_path=0
 for a in "$@"; do
-  [[ "$a" != -* && -e "$a" ]] && have_path=1
+  if [[ "$a" != -* && ( -d "$a" || ( -f "$a" && "$a" == *.xir ) ) ]]; then have_path=1; fi
 done
 if [[ $have_path -eq 0 ]]; then
   # lit finds lit.cfg.py by searching upward from the path it is given.

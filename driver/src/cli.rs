@@ -15,6 +15,36 @@ pub enum Emit {
     XirFlat,
 }
 
+/// `--list-passes` formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// One line per pass.
+    Text,
+    /// The content of `docs/passes.md`.
+    Markdown,
+}
+
+/// `--pass-stats` formats.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    /// Upstream's `Stats::log` tree.
+    Text,
+    /// JSON.
+    Json,
+}
+
+/// When to colour diagnostics and diffs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Only when standard error is a terminal.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// Parsed `xir-opt` arguments.
 #[derive(Clone, Debug, Parser)]
 #[command(
@@ -69,8 +99,49 @@ pub struct Cli {
     )]
     pub pipeline: Option<String>,
 
-    /// Run the verifier after every pass
-    #[arg(long, help_heading = "Verification options")]
+    /// Set a pipeline parameter (optimize, scalarizer, fast-math, …); repeatable
+    #[arg(
+        long = "pipeline-param",
+        value_name = "NAME=BOOL",
+        action = ArgAction::Append,
+        help_heading = "Pass pipeline options"
+    )]
+    pub pipeline_params: Vec<String>,
+
+    /// Print the expanded pipeline in --passes form and exit
+    #[arg(long, help_heading = "Pass pipeline options")]
+    pub print_pipeline: bool,
+
+    /// List the available passes (text or markdown) and exit
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "text",
+        hide_possible_values = true,
+        help_heading = "Pass pipeline options"
+    )]
+    pub list_passes: Option<ListFormat>,
+
+    /// Make the test-only passes (test-*) available
+    #[arg(long, help_heading = "Pass pipeline options")]
+    pub enable_test_passes: bool,
+
+    /// Verify (and check reported changes) after every pass; on by default
+    #[arg(
+        long,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_value_t = true,
+        default_missing_value = "true",
+        action = ArgAction::Set,
+        hide_default_value = true,
+        hide_possible_values = true,
+        help_heading = "Verification options"
+    )]
     pub verify_each: bool,
 
     /// Do not verify the input or the output
@@ -84,6 +155,99 @@ pub struct Cli {
     /// Extra verifier requirements, e.g. require-no-phi,require-unique-merge-blocks
     #[arg(long, value_name = "LIST", help_heading = "Verification options")]
     pub verify_options: Option<String>,
+
+    /// Print the IR before every pass
+    #[arg(long, help_heading = "Debugging options")]
+    pub print_before_all: bool,
+
+    /// Print the IR after every pass
+    #[arg(long, help_heading = "Debugging options")]
+    pub print_after_all: bool,
+
+    /// Print the IR before these passes (names or labels, comma-separated)
+    #[arg(
+        long,
+        value_name = "PASSES",
+        value_delimiter = ',',
+        help_heading = "Debugging options"
+    )]
+    pub print_before: Vec<String>,
+
+    /// Print the IR after these passes (names or labels, comma-separated)
+    #[arg(
+        long,
+        value_name = "PASSES",
+        value_delimiter = ',',
+        help_heading = "Debugging options"
+    )]
+    pub print_after: Vec<String>,
+
+    /// Print a unified diff after every pass that changed the IR
+    #[arg(long, help_heading = "Debugging options")]
+    pub print_changed: bool,
+
+    /// Print whole modules instead of just their functions
+    #[arg(long, help_heading = "Debugging options")]
+    pub print_module_scope: bool,
+
+    /// Limit IR printing to these functions (name metadata or %id, comma-separated)
+    #[arg(
+        long,
+        value_name = "FUNCS",
+        value_delimiter = ',',
+        help_heading = "Debugging options"
+    )]
+    pub filter_print_funcs: Vec<String>,
+
+    /// Write the module after every pass invocation to DIR/NNN-path.xir
+    #[arg(long, value_name = "DIR", help_heading = "Debugging options")]
+    pub dump_dir: Option<String>,
+
+    /// Print pass statistics (text: upstream's Stats::log tree, or json)
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "text",
+        hide_possible_values = true,
+        help_heading = "Debugging options"
+    )]
+    pub pass_stats: Option<StatsFormat>,
+
+    /// Print a per-pass timing report
+    #[arg(long, help_heading = "Debugging options")]
+    pub time_passes: bool,
+
+    /// Log every pass start and finish (also LUISA_XIR_TRACE_PASSES=1)
+    #[arg(long, help_heading = "Debugging options")]
+    pub trace_passes: bool,
+
+    /// Run only the first N pass invocations (-1: run all, log every index)
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        help_heading = "Debugging options"
+    )]
+    pub bisect_limit: Option<i64>,
+
+    /// On a pass crash or broken IR, write a reproducer (IR before the failing pass + RUN line)
+    #[arg(long, value_name = "FILE", help_heading = "Debugging options")]
+    pub crash_reproducer: Option<String>,
+
+    /// Colour diffs: auto (when standard error is a terminal), always or never
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value_t = ColorChoice::Auto,
+        hide_default_value = true,
+        hide_possible_values = true,
+        help_heading = "Debugging options"
+    )]
+    pub color: ColorChoice,
 
     /// Split the input at '// -----' lines and process each chunk separately
     #[arg(long, help_heading = "Testing options")]

@@ -1,10 +1,8 @@
 //! The driver's one doorway to the xir text parser, printer and verifier.
 //!
 //! Everything the driver needs from `xir-ir` goes through these four functions. The
-//! printer and verifier are `xir_ir::text::print` and `xir_ir::verify`. The text parser
-//! is still being written on another branch: until it is merged, [`parse_module`]
-//! answers with an honest "not available in this build" error and nothing here imitates
-//! it.
+//! parser, printer and verifier are `xir_ir::text::parse_module`, `xir_ir::text::print`
+//! and `xir_ir::verify`.
 
 use xir_ir::Module;
 use xir_ir::diag::Diagnostic;

@@ -12,7 +12,9 @@
 //! ([`expect`]) instead of being printed.
 //!
 //! Exit status: 0 success, 1 user error (bad flag, unreadable input, invalid IR,
-//! mismatched expected diagnostics), 2 internal error (a bug: a caught panic).
+//! mismatched expected diagnostics, a failed pipeline: see [`pipeline`]), 2 internal
+//! error (a bug: a caught panic, including a pass that panicked), 3 a pass left invalid
+//! IR behind (`--verify-each`).
 //!
 //! Output goes to standard output, or with `-o FILE` to a temporary file renamed over
 //! `FILE` on success ([`output`]); on any error no file is written. With
@@ -24,6 +26,7 @@
 pub mod cli;
 pub mod expect;
 pub mod frontend;
+pub mod instrument;
 pub mod output;
 pub mod pipeline;
 pub mod split;
@@ -40,6 +43,20 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_USER_ERROR: i32 = 1;
 /// Exit status for internal errors (bugs).
 pub const EXIT_INTERNAL_ERROR: i32 = 2;
+
+static STDERR_IS_TERMINAL: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Tells the driver whether the process's standard error is a terminal (the `xir-opt`
+/// binary calls this; in-process callers never get colours from `--color=auto`).
+pub fn set_stderr_is_terminal(yes: bool) {
+    STDERR_IS_TERMINAL.store(yes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// What [`set_stderr_is_terminal`] recorded.
+pub fn stderr_is_terminal() -> bool {
+    STDERR_IS_TERMINAL.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// Buffered result of one run, written out only at the end.
 #[derive(Default)]
@@ -106,6 +123,10 @@ struct ChunkResult {
     padded: String,
     output: Option<String>,
     diags: Vec<Diagnostic>,
+    /// Pipeline log (warnings, dumps, reports) and rendered pipeline errors.
+    log: String,
+    /// Exit status of a failed pipeline run.
+    code: i32,
 }
 
 fn has_errors(diags: &[Diagnostic]) -> bool {
@@ -114,6 +135,8 @@ fn has_errors(diags: &[Diagnostic]) -> bool {
 
 fn process_chunk(padded: String, cli: &Cli, verify: &frontend::VerifyChoice) -> ChunkResult {
     let mut diags = Vec::new();
+    let mut log = String::new();
+    let mut code = EXIT_OK;
     let output = (|| {
         let (mut module, source_map) = match frontend::parse_module(&padded) {
             Ok(m) => m,
@@ -128,7 +151,7 @@ fn process_chunk(padded: String, cli: &Cli, verify: &frontend::VerifyChoice) -> 
                 return None;
             }
         }
-        match pipeline::run_pipeline(&mut module, cli) {
+        match pipeline::run_pipeline(&mut module, cli, &mut log) {
             Ok(()) => {}
             Err(PipelineError::Diagnostics(d)) => {
                 diags.extend(d);
@@ -136,6 +159,16 @@ fn process_chunk(padded: String, cli: &Cli, verify: &frontend::VerifyChoice) -> 
             }
             Err(PipelineError::Usage(m)) => {
                 diags.push(Diagnostic::error(m, None));
+                return None;
+            }
+            Err(PipelineError::Rendered(m)) => {
+                log.push_str(&m);
+                code = EXIT_USER_ERROR;
+                return None;
+            }
+            Err(PipelineError::Failed { message, code: c }) => {
+                log.push_str(&message);
+                code = c;
                 return None;
             }
         }
@@ -161,6 +194,8 @@ fn process_chunk(padded: String, cli: &Cli, verify: &frontend::VerifyChoice) -> 
         padded,
         output,
         diags,
+        log,
+        code,
     }
 }
 
@@ -206,15 +241,35 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
             };
         }
     };
-    if let Err(e) = pipeline::check_pipeline(&cli) {
-        return match e {
-            PipelineError::Usage(m) => Outcome::usage_error(m),
-            PipelineError::Diagnostics(d) => Outcome {
-                err: render(cli.input_name(), "", &d),
-                code: EXIT_USER_ERROR,
+    let pipeline_error = |e: PipelineError| match e {
+        PipelineError::Usage(m) => Outcome::usage_error(m),
+        PipelineError::Rendered(m) => Outcome {
+            err: m,
+            code: EXIT_USER_ERROR,
+            ..Outcome::default()
+        },
+        PipelineError::Failed { message, code } => Outcome {
+            err: message,
+            code,
+            ..Outcome::default()
+        },
+        PipelineError::Diagnostics(d) => Outcome {
+            err: render(cli.input_name(), "", &d),
+            code: EXIT_USER_ERROR,
+            ..Outcome::default()
+        },
+    };
+    if let Some(early) = pipeline::early_output(&cli) {
+        return match early {
+            Ok(text) => Outcome {
+                out: text.into_bytes(),
                 ..Outcome::default()
             },
+            Err(e) => pipeline_error(e),
         };
+    }
+    if let Err(e) = pipeline::check_pipeline(&cli) {
+        return pipeline_error(e);
     }
     let verify = match cli.verify_options.as_deref() {
         Some(list) => match frontend::parse_verify_options(list) {
@@ -255,10 +310,16 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         all_matched
     } else {
         for r in &results {
+            err.push_str(&r.log);
             err.push_str(&render(name, &r.padded, &r.diags));
         }
         results.iter().all(|r| r.output.is_some())
     };
+    let failed_code = results
+        .iter()
+        .map(|r| r.code)
+        .find(|c| *c != EXIT_OK)
+        .unwrap_or(EXIT_USER_ERROR);
     let outputs: Vec<String> = results
         .into_iter()
         .map(|r| r.output.unwrap_or_default())
@@ -267,7 +328,7 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
 
     let mut outcome = Outcome {
         err,
-        code: if ok { EXIT_OK } else { EXIT_USER_ERROR },
+        code: if ok { EXIT_OK } else { failed_code },
         ..Outcome::default()
     };
     match cli.output.as_deref() {

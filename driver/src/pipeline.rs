@@ -1,14 +1,28 @@
-//! Pass-list and pipeline handling for `xir-opt`.
+//! Pass pipelines in `xir-opt`: loading (`--passes`, `--pipeline`, `--pipeline-param`,
+//! `--enable-test-passes`), the actions that need no input (`--list-passes`,
+//! `--print-pipeline`), and running a pipeline on each module with the debugging flags
+//! (`--verify-each`, printing, `--bisect-limit`, `--pass-stats`, `--time-passes`,
+//! `--trace-passes`, `--crash-reproducer`).
 //!
-//! All of it sits behind [`check_pipeline`] (run once, before any input is read, so a
-//! misspelt pass fails fast) and [`run_pipeline`] (run once per module). The pass
-//! framework is being written on another branch; until it is merged an empty pass list
-//! is accepted (parse, verify, re-print) and any pass or pipeline name is reported as
-//! unknown.
+//! Exit statuses of a failed run: a refusal of an `abort-on-refusal` entry, a fixed point
+//! that did not converge, a failing `verify` entry or a pass error give 1; a pass that
+//! panicked gives 2 (a crash); a pass that left invalid IR under `--verify-each` (or that
+//! changed the IR while reporting no change) gives 3.
 
-use crate::cli::Cli;
+use crate::cli::{Cli, ColorChoice, ListFormat, StatsFormat};
+use crate::instrument::{IrPrinter, PrintFlags, SharedLog};
+use std::sync::OnceLock;
 use xir_ir::Module;
 use xir_ir::diag::Diagnostic;
+use xir_ir::text::{IdStyle, PrintOptions, print_module};
+use xir_ir::verify::{VerifyOptions, verify_module};
+use xir_passes::pipeline::{
+    Bisect, FailureKind, Loader, Params, Pipeline, RunOptions, RunResult, Runner, Verifier,
+};
+use xir_passes::registry::Registry;
+
+/// Exit status of a pass that left invalid IR behind.
+pub const EXIT_INVALID_IR: i32 = 3;
 
 /// Why a pipeline could not be built or run.
 #[derive(Debug)]
@@ -18,81 +32,334 @@ pub enum PipelineError {
     Usage(String),
     /// Problems located in the module (a pass refusal, a verifier failure after a pass).
     Diagnostics(Vec<Diagnostic>),
+    /// Already rendered text (pipeline-file diagnostics with carets), exit status 1.
+    Rendered(String),
+    /// A failed run: the message and the exit status.
+    Failed {
+        /// `error: …` text.
+        message: String,
+        /// Exit status.
+        code: i32,
+    },
 }
 
-/// The pass names of `--passes=LIST`: comma-separated, with `{…}` option groups kept
-/// intact (`a{x=1,y=2},b` is two entries). Blank entries are dropped.
-pub fn split_pass_list(list: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0usize;
-    for c in list.chars() {
-        match c {
-            '{' | '(' => {
-                depth += 1;
-                cur.push(c);
-            }
-            '}' | ')' => {
-                depth = depth.saturating_sub(1);
-                cur.push(c);
-            }
-            ',' if depth == 0 => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
+/// Whether `LUISA_XIR_TRACE_PASSES` is exactly `1` (read once, as upstream).
+pub fn trace_env() -> bool {
+    static TRACE: OnceLock<bool> = OnceLock::new();
+    *TRACE.get_or_init(|| std::env::var("LUISA_XIR_TRACE_PASSES").as_deref() == Ok("1"))
+}
+
+/// Loads the pipeline the command line asks for (`None` without `--passes`/`--pipeline`).
+pub fn load(cli: &Cli) -> Result<Option<Pipeline>, PipelineError> {
+    load_with_env(cli, |k| std::env::var(k).ok())
+}
+
+/// [`load`] reading the environment through `env`.
+pub fn load_with_env(
+    cli: &Cli,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Option<Pipeline>, PipelineError> {
+    let registry = Registry::new(cli.enable_test_passes);
+    let mut loader = Loader::new(&registry);
+    loader.params = Params::default().with_env(env);
+    for p in &cli.pipeline_params {
+        loader
+            .params
+            .push_override(p)
+            .map_err(PipelineError::Usage)?;
     }
-    out.push(cur);
-    out.into_iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
+    let loaded = match (&cli.passes, &cli.pipeline) {
+        (Some(text), _) => loader.load_inline(text),
+        (None, Some(name)) => loader.load(name),
+        (None, None) => {
+            if !cli.pipeline_params.is_empty() {
+                return Err(PipelineError::Usage(
+                    "--pipeline-param needs --passes or --pipeline".into(),
+                ));
+            }
+            return Ok(None);
+        }
+    };
+    loaded
+        .map(Some)
+        .map_err(|e| PipelineError::Rendered(e.render()))
+}
+
+/// Output of the actions that read no input (`--list-passes`, `--print-pipeline`).
+pub fn early_output(cli: &Cli) -> Option<Result<String, PipelineError>> {
+    if let Some(fmt) = cli.list_passes {
+        let reg = Registry::new(cli.enable_test_passes);
+        return Some(Ok(match fmt {
+            ListFormat::Text => reg.list_text(),
+            ListFormat::Markdown => reg.markdown(),
+        }));
+    }
+    if cli.print_pipeline {
+        return Some(match load(cli) {
+            Ok(Some(p)) => Ok(format!("{}\n", p.to_text())),
+            Ok(None) => Err(PipelineError::Usage(
+                "--print-pipeline needs --passes or --pipeline".into(),
+            )),
+            Err(e) => Err(e),
+        });
+    }
+    None
 }
 
 /// Checks `--passes` / `--pipeline` before any input is read.
 pub fn check_pipeline(cli: &Cli) -> Result<(), PipelineError> {
-    if let Some(list) = &cli.passes
-        && let Some(first) = split_pass_list(list).first()
+    if let Some(n) = cli.bisect_limit
+        && n < -1
     {
-        let name = first.split(['{', '(']).next().unwrap_or(first).trim();
         return Err(PipelineError::Usage(format!(
-            "pass framework not available: unknown pass '{name}'"
+            "--bisect-limit must be -1 or a non-negative number, got {n}"
         )));
     }
-    if let Some(p) = &cli.pipeline {
-        return Err(PipelineError::Usage(format!(
-            "pass framework not available: unknown pipeline '{p}'"
-        )));
-    }
-    Ok(())
+    load(cli).map(|_| ())
 }
 
-/// Runs the requested passes on `module`, verifying after each one with
-/// `--verify-each`. Without the framework only the empty pipeline exists.
-pub fn run_pipeline(module: &mut Module, cli: &Cli) -> Result<(), PipelineError> {
-    let _ = module;
-    check_pipeline(cli)
+/// The real verifier, with upstream's kebab-case option flags.
+pub struct ModuleVerifier;
+
+impl Verifier for ModuleVerifier {
+    fn verify(&self, m: &Module, flags: &[String]) -> Result<(), String> {
+        let opts = VerifyOptions::parse_list(&flags.join(",")).map_err(|e| e.to_string())?;
+        let diags = verify_module(m, &opts, None);
+        let errors: Vec<&Diagnostic> = diags
+            .iter()
+            .filter(|d| d.severity == xir_ir::diag::Severity::Error)
+            .collect();
+        if errors.is_empty() {
+            return Ok(());
+        }
+        let mut out = String::new();
+        for d in errors {
+            out.push_str(&format!("  error: {}\n", d.message));
+        }
+        Err(out)
+    }
+}
+
+fn run_options(cli: &Cli) -> RunOptions {
+    RunOptions {
+        verify_each: cli.verify_each && !cli.no_verify,
+        bisect: match cli.bisect_limit {
+            None => Bisect::Off,
+            Some(n) if n < 0 => Bisect::Print,
+            Some(n) => Bisect::Limit(n as u64),
+        },
+        trace: cli.trace_passes || trace_env(),
+        stop_before: None,
+    }
+}
+
+fn print_flags(cli: &Cli) -> PrintFlags {
+    PrintFlags {
+        before_all: cli.print_before_all,
+        after_all: cli.print_after_all,
+        before: cli.print_before.clone(),
+        after: cli.print_after.clone(),
+        changed: cli.print_changed,
+        module_scope: cli.print_module_scope,
+        filter: cli.filter_print_funcs.clone(),
+        dump_dir: cli.dump_dir.as_ref().map(Into::into),
+        color: match cli.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => crate::stderr_is_terminal(),
+        },
+    }
+}
+
+fn print_upstream(m: &Module) -> String {
+    print_module(
+        m,
+        &PrintOptions {
+            flat: false,
+            debug_info: false,
+            ids: IdStyle::Upstream,
+        },
+    )
+}
+
+/// Runs the requested pipeline on `module`, appending warnings, dumps and reports to
+/// `log` (standard error).
+pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<(), PipelineError> {
+    let Some(p) = load(cli)? else {
+        return Ok(());
+    };
+    let input = cli.crash_reproducer.as_ref().map(|_| module.clone());
+    let flags = print_flags(cli);
+    if let Some(dir) = &flags.dump_dir {
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(dir.join("000-input.xir"), print_upstream(module)))
+            .map_err(|e| {
+                PipelineError::Usage(format!(
+                    "--dump-dir: cannot write to '{}': {e}",
+                    dir.display()
+                ))
+            })?;
+    }
+    let shared = SharedLog::default();
+    let mut sink = shared.clone();
+    let mut printer = IrPrinter::new(flags.clone(), shared.clone());
+    let verifier = ModuleVerifier;
+    let mut runner = Runner::new(run_options(cli), &mut sink).with_verifier(&verifier);
+    if flags.any() {
+        runner = runner.instrument(&mut printer);
+    }
+    let result = runner.run(&p, module);
+    log.push_str(&shared.0.borrow());
+    report(cli, &result, log);
+    if let Some(e) = printer.dump_error.take() {
+        log.push_str(&format!("warning: --dump-dir: {e}\n"));
+    }
+    let Some(f) = result.failure else {
+        return Ok(());
+    };
+    let code = match f.kind {
+        FailureKind::Panic => crate::EXIT_INTERNAL_ERROR,
+        FailureKind::Verifier | FailureKind::Dishonest | FailureKind::RefusalMutated => {
+            EXIT_INVALID_IR
+        }
+        _ => crate::EXIT_USER_ERROR,
+    };
+    let mut message = format!("error: {}\n", f.message.trim_end());
+    if let (Some(path), Some(index), Some(input)) = (&cli.crash_reproducer, f.index, input) {
+        match write_reproducer(cli, &p, input, &f, index, path) {
+            Ok(()) => message.push_str(&format!("note: reproducer written to '{path}'\n")),
+            Err(e) => message.push_str(&format!("note: could not write a reproducer: {e}\n")),
+        }
+    }
+    Err(PipelineError::Failed { message, code })
+}
+
+fn report(cli: &Cli, result: &RunResult, log: &mut String) {
+    match cli.pass_stats {
+        Some(StatsFormat::Text) => log.push_str(&result.stats.log()),
+        Some(StatsFormat::Json) => log.push_str(&result.stats.json()),
+        None => {}
+    }
+    if cli.time_passes {
+        log.push_str(&result.stats.time_report());
+    }
+}
+
+/// Writes the IR just before invocation `index` (regenerated by re-running the pipeline
+/// on the input and stopping there) and a RUN line with the rest of the pipeline.
+fn write_reproducer(
+    cli: &Cli,
+    p: &Pipeline,
+    mut input: Module,
+    f: &xir_passes::pipeline::Failure,
+    index: u64,
+    path: &str,
+) -> Result<(), String> {
+    let opts = RunOptions {
+        verify_each: false,
+        bisect: Bisect::Off,
+        trace: false,
+        stop_before: Some(index),
+    };
+    let mut sink = Vec::new();
+    let verifier = ModuleVerifier;
+    let r = Runner::new(opts, &mut sink)
+        .with_verifier(&verifier)
+        .run(p, &mut input);
+    match r.failure {
+        Some(g) if g.kind == FailureKind::Stopped => {}
+        other => {
+            return Err(format!(
+                "re-running up to invocation {index} did not reproduce the same position ({:?})",
+                other.map(|g| g.kind)
+            ));
+        }
+    }
+    let not = if f.kind == FailureKind::Panic {
+        "not --crash"
+    } else {
+        "not"
+    };
+    let test = if cli.enable_test_passes {
+        " --enable-test-passes"
+    } else {
+        ""
+    };
+    let remaining = p.remaining_text(&f.trail);
+    let first = f.message.lines().next().unwrap_or_default();
+    let text = format!(
+        "// Reproducer written by xir-opt: {first}\n\
+         // The IR below is the module just before invocation {index} ('{}').\n\
+         // RUN: {not} xir-opt %s{test} --passes='{remaining}'\n\n{}",
+        f.path,
+        print_upstream(&input)
+    );
+    std::fs::write(path, text).map_err(|e| format!("cannot write '{path}': {e}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn splits_lists_keeping_option_groups() {
-        assert_eq!(split_pass_list("a, b ,c"), vec!["a", "b", "c"]);
-        assert_eq!(split_pass_list("a{x=1,y=2},b"), vec!["a{x=1,y=2}", "b"]);
-        assert!(split_pass_list(" , ").is_empty());
+    fn cli(a: &[&str]) -> Cli {
+        Cli::try_parse_args(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
     }
 
     #[test]
-    fn empty_list_is_accepted_and_names_are_unknown() {
-        let cli = Cli::try_parse_args(&["--passes=".to_string()]).unwrap();
-        assert!(check_pipeline(&cli).is_ok());
-        let cli = Cli::try_parse_args(&["--passes=dce{x=1},gvn".to_string()]).unwrap();
-        match check_pipeline(&cli) {
-            Err(PipelineError::Usage(m)) => {
-                assert_eq!(m, "pass framework not available: unknown pass 'dce'")
-            }
+    fn empty_list_is_accepted_and_unknown_names_are_located() {
+        assert!(check_pipeline(&cli(&["--passes="])).is_ok());
+        match check_pipeline(&cli(&["--passes=dcee"])) {
+            Err(PipelineError::Rendered(m)) => assert!(
+                m.starts_with("<--passes>:1:1: error: unknown pass 'dcee'; did you mean 'dce'?"),
+                "{m}"
+            ),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn environment_and_flags_set_parameters() {
+        let c = cli(&[
+            "--passes=if optimize { dce } else { const-fold }",
+            "--print-pipeline",
+        ]);
+        let off = |k: &str| (k == "LUISA_XIR_DISABLE_OPTIMIZATION").then(|| "1".to_string());
+        let text = |c: &Cli, env: &dyn Fn(&str) -> Option<String>| {
+            load_with_env(c, env).unwrap().unwrap().to_text()
+        };
+        assert_eq!(text(&c, &|_| None), "dce");
+        assert_eq!(text(&c, &off), "const-fold");
+        let c = cli(&[
+            "--passes=if optimize { dce } else { const-fold }",
+            "--pipeline-param",
+            "optimize=true",
+        ]);
+        assert_eq!(text(&c, &off), "dce", "the flag wins over the environment");
+    }
+
+    #[test]
+    fn list_and_print_pipeline_need_no_input() {
+        let out = early_output(&cli(&["--list-passes"])).unwrap().unwrap();
+        assert!(out.starts_with("Available passes:\n"));
+        let md = early_output(&cli(&["--list-passes=markdown"]))
+            .unwrap()
+            .unwrap();
+        assert!(md.starts_with("# Passes\n"));
+        let p = early_output(&cli(&[
+            "--passes=fixed-point(max=8){const-fold,dce}",
+            "--print-pipeline",
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!(p, "fixed-point(max=8){const-fold,dce}\n");
+        assert!(early_output(&cli(&[])).is_none());
+    }
+
+    #[test]
+    fn bad_bisect_limit_is_a_usage_error() {
+        assert!(matches!(
+            check_pipeline(&cli(&["--bisect-limit=-2"])),
+            Err(PipelineError::Usage(_))
+        ));
     }
 }

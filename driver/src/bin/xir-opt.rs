@@ -1,6 +1,6 @@
 //! `xir-opt`: a thin wrapper around [`xir_driver::xir_opt_main`].
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 
 fn main() {
     let args: Vec<String> = std::env::args_os()
@@ -14,6 +14,7 @@ fn main() {
         eprintln!("error: cannot read standard input: {e}");
         std::process::exit(xir_driver::EXIT_USER_ERROR);
     }
+    xir_driver::set_stderr_is_terminal(std::io::stderr().is_terminal());
     let code = xir_driver::xir_opt_main(
         &args,
         &stdin,

@@ -1,0 +1,152 @@
+//! Control-flow form checks: the precondition a pass declares through
+//! [`FormRequirement`](crate::registry::FormRequirement), checked by the pipeline before
+//! the pass runs. A violated precondition turns the invocation into a refusal.
+
+use crate::registry::FormRequirement;
+use xir_ir::function::Function;
+use xir_ir::metadata::find_name;
+use xir_ir::{BlockId, FuncId, InstKind, Module};
+
+/// What the module's functions contain, computed in one scan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FormSummary {
+    /// First function with structured control flow (and the construct's keyword).
+    pub first_structured: Option<(FuncId, &'static str)>,
+    /// First function with unstructured branching (`indexed_branch`, or a `cond_br`
+    /// outside a loop's prepare block).
+    pub first_unstructured: Option<(FuncId, &'static str)>,
+}
+
+impl FormSummary {
+    /// Scans every function with a body.
+    pub fn of(m: &Module) -> Self {
+        let mut s = FormSummary::default();
+        for &f in &m.func_order {
+            let func = m.func(f);
+            if func.body.is_none() {
+                continue;
+            }
+            if s.first_structured.is_none()
+                && let Some(k) = structured_construct(func)
+            {
+                s.first_structured = Some((f, k));
+            }
+            if s.first_unstructured.is_none()
+                && let Some(k) = unstructured_branch(func)
+            {
+                s.first_unstructured = Some((f, k));
+            }
+            if s.first_structured.is_some() && s.first_unstructured.is_some() {
+                break;
+            }
+        }
+        s
+    }
+
+    /// `Err(reason)` when `req` does not hold.
+    pub fn check(&self, m: &Module, req: FormRequirement) -> Result<(), String> {
+        match req {
+            FormRequirement::Either => Ok(()),
+            FormRequirement::Plain => match self.first_structured {
+                None => Ok(()),
+                Some((f, k)) => Err(format!(
+                    "requires plain CFG, but {} contains structured control flow ({k})",
+                    describe_function(m, f)
+                )),
+            },
+            FormRequirement::Structured => match self.first_unstructured {
+                None => Ok(()),
+                Some((f, k)) => Err(format!(
+                    "requires structured control flow, but {} contains an unstructured branch ({k})",
+                    describe_function(m, f)
+                )),
+            },
+        }
+    }
+}
+
+/// `function #k` (module order) plus its name when it has one.
+pub fn describe_function(m: &Module, f: FuncId) -> String {
+    let k = m.func_order.iter().position(|x| *x == f).unwrap_or(0);
+    match find_name(&m.func(f).metadata) {
+        Some(n) => format!("function #{k} ('{n}')"),
+        None => format!("function #{k}"),
+    }
+}
+
+fn structured_construct(func: &Function) -> Option<&'static str> {
+    func.placed_insts().find_map(|i| {
+        let k = &func.inst(i).kind;
+        (k.tag().is_structured() || matches!(k, InstKind::Break | InstKind::Continue))
+            .then(|| k.tag().text_keyword())
+    })
+}
+
+fn unstructured_branch(func: &Function) -> Option<&'static str> {
+    let prepares: Vec<BlockId> = func
+        .placed_insts()
+        .filter_map(|i| {
+            let d = func.inst(i);
+            match d.kind {
+                InstKind::Loop { .. } => d.operands.first().and_then(|v| v.as_block()),
+                _ => None,
+            }
+        })
+        .collect();
+    func.block_order.iter().find_map(|&b| {
+        let t = func.terminator(b)?;
+        match func.inst(t).kind {
+            InstKind::IndexedBranch { .. } => Some("indexed_branch"),
+            InstKind::ConditionalBranch if !prepares.contains(&b) => Some("cond_br"),
+            _ => None,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xir_ir::builder::Cursor;
+    use xir_ir::{FunctionKind, Value};
+
+    fn module_with(plain: bool) -> Module {
+        let mut m = Module::new();
+        let b = m.types.bool();
+        let t = m.constant(b, &[1]);
+        let mut f = Function::new(FunctionKind::kernel(), None);
+        let entry = f.ensure_body();
+        let x = f.create_block();
+        let y = f.create_block();
+        let mut c = Cursor::at_end(&mut f, entry);
+        if plain {
+            c.cond_br(Value::Const(t), x, y);
+        } else {
+            c.ins(
+                InstKind::If { merge: Some(y) },
+                None,
+                [Value::Const(t), Value::Block(x), Value::Block(y)],
+            );
+        }
+        Cursor::at_end(&mut f, x).br(y);
+        Cursor::at_end(&mut f, y).ret(None);
+        m.add_function(f);
+        m
+    }
+
+    #[test]
+    fn plain_and_structured_are_told_apart() {
+        let plain = module_with(true);
+        let s = FormSummary::of(&plain);
+        assert!(s.check(&plain, FormRequirement::Plain).is_ok());
+        let e = s.check(&plain, FormRequirement::Structured).unwrap_err();
+        assert!(e.contains("cond_br"), "{e}");
+        let structured = module_with(false);
+        let s = FormSummary::of(&structured);
+        assert!(s.check(&structured, FormRequirement::Structured).is_ok());
+        let e = s.check(&structured, FormRequirement::Plain).unwrap_err();
+        assert_eq!(
+            e,
+            "requires plain CFG, but function #0 contains structured control flow (if)"
+        );
+    }
+}

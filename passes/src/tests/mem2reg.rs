@@ -1,0 +1,193 @@
+use super::*;
+use crate::PerFunction;
+use crate::transform::mem2reg::Mem2Reg;
+use ArithmeticOp as A;
+use xir_ir::metadata::SpillKind;
+
+fn m2r() -> PerFunction<Mem2Reg> {
+    PerFunction(Mem2Reg)
+}
+
+fn is_phi(k: &InstKind) -> bool {
+    matches!(k, InstKind::Phi { .. })
+}
+
+#[test]
+fn diamond_gets_named_phi() {
+    let mut t = T::callable(Some(|ts| ts.i32()));
+    let e = t.block();
+    let th = t.block();
+    let el = t.block();
+    let m = t.block();
+    let i32t = t.i32();
+    let boolt = t.boolt();
+    let c = t.arg(boolt);
+    let a = t.arg(i32t);
+    let b = t.arg(i32t);
+    let p = t.alloca(e, i32t);
+    t.name(p, "x");
+    t.cond_br(e, c, th, el);
+    t.store(th, p, a);
+    t.br(th, m);
+    t.store(el, p, b);
+    t.br(el, m);
+    let v = t.load(m, i32t, p);
+    t.ret(m, Some(v));
+    let r = t.run(&m2r());
+    assert!(r.changed);
+    assert_eq!(stat(&r, "promoted_alloca"), 1);
+    assert_eq!(stat(&r, "removed_store"), 2);
+    assert_eq!(stat(&r, "removed_load"), 1);
+    assert_eq!(stat(&r, "inserted_phi"), 1);
+    let f = t.m.func(t.f);
+    let phi = f.blocks[m].insts[0];
+    assert!(is_phi(&f.insts[phi].kind));
+    assert_eq!(f.insts[phi].metadata, vec![Metadata::Name("x".into())]);
+    assert_eq!(t.term(m).operands[0], Value::Inst(phi));
+    assert_eq!(
+        t.count(|k| matches!(k, InstKind::Alloca(_) | InstKind::Load | InstKind::Store)),
+        0
+    );
+    assert!(!t.run(&m2r()).changed, "idempotent");
+}
+
+#[test]
+fn loop_counter() {
+    let mut t = T::callable(Some(|ts| ts.i32()));
+    let e = t.block();
+    let h = t.block();
+    let body = t.block();
+    let exit = t.block();
+    let i32t = t.i32();
+    let boolt = t.boolt();
+    let n = t.arg(i32t);
+    let zero = t.ci32(0);
+    let one = t.ci32(1);
+    let p = t.alloca(e, i32t);
+    t.store(e, p, zero);
+    t.br(e, h);
+    let i = t.load(h, i32t, p);
+    let c = t.arith(h, A::BinaryLess, boolt, &[i, n]);
+    t.cond_br(h, c, body, exit);
+    let i2 = t.load(body, i32t, p);
+    let inc = t.arith(body, A::BinaryAdd, i32t, &[i2, one]);
+    t.store(body, p, inc);
+    t.br(body, h);
+    let fin = t.load(exit, i32t, p);
+    t.ret(exit, Some(fin));
+    let r = t.run(&m2r());
+    assert_eq!(stat(&r, "inserted_phi"), 1);
+    assert_eq!(stat(&r, "removed_load"), 3);
+    let f = t.m.func(t.f);
+    let phi = f.blocks[h].insts[0];
+    let InstKind::Phi { blocks } = &f.insts[phi].kind else {
+        panic!()
+    };
+    assert_eq!(blocks, &vec![e, body]);
+    assert_eq!(f.insts[phi].operands.to_vec(), vec![zero, inc]);
+    // The body's load reads the header phi, the exit returns it.
+    assert_eq!(
+        f.insts[inc.as_inst().unwrap()].operands[0],
+        Value::Inst(phi)
+    );
+    assert_eq!(t.term(exit).operands[0], Value::Inst(phi));
+}
+
+#[test]
+fn straight_line_forwarding_and_uninitialised_read() {
+    let mut t = T::callable(Some(|ts| ts.i32()));
+    let e = t.block();
+    let i32t = t.i32();
+    let a = t.arg(i32t);
+    let b = t.arg(i32t);
+    let p = t.alloca(e, i32t);
+    let u = t.load(e, i32t, p); // before any store: undefined
+    t.store(e, p, a);
+    t.store(e, p, b);
+    let v = t.load(e, i32t, p);
+    let s = t.arith(e, A::BinaryAdd, i32t, &[u, v]);
+    t.ret(e, Some(s));
+    let r = t.run(&m2r());
+    assert_eq!(stat(&r, "removed_store"), 2);
+    assert_eq!(stat(&r, "removed_load"), 2);
+    assert_eq!(stat(&r, "inserted_phi"), 0);
+    let f = t.m.func(t.f);
+    let ops = &f.insts[s.as_inst().unwrap()].operands;
+    assert!(matches!(ops[0], Value::Undef(_)));
+    assert_eq!(ops[1], b);
+}
+
+#[test]
+fn leaves_escaping_or_annotated_allocas() {
+    let mut t = T::callable(None);
+    let e = t.block();
+    let i32t = t.i32();
+    let a = t.arg(i32t);
+    // GEP user.
+    let arr =
+        t.m.types
+            .intern(xir_ir::TypeData::Array { elem: i32t, len: 4 });
+    let p = t.alloca(e, arr);
+    let zero = t.cu32(0);
+    let g = Value::Inst(t.ins(e, InstKind::Gep, Some(i32t), &[p, zero]));
+    t.store(e, g, a);
+    // Annotated store.
+    let q = t.alloca(e, i32t);
+    let s = t.store(e, q, a);
+    t.func().insts[s]
+        .metadata
+        .push(Metadata::Comment("keep".into()));
+    let l = t.load(e, i32t, q);
+    // Shared alloca.
+    let sh = Value::Inst(t.ins(
+        e,
+        InstKind::Alloca(xir_ir::op::AllocaOp::Shared),
+        Some(i32t),
+        &[],
+    ));
+    t.store(e, sh, l);
+    t.ret(e, None);
+    let before = t.count(|_| true);
+    let r = t.run(&m2r());
+    assert!(!r.changed);
+    assert_eq!(t.count(|_| true), before);
+}
+
+#[test]
+fn consumes_spill_marker_and_named_reload() {
+    let mut t = T::callable(Some(|ts| ts.i32()));
+    let e = t.block();
+    let x = t.block();
+    let i32t = t.i32();
+    let a = t.arg(i32t);
+    let p = t.alloca(e, i32t);
+    let pi = p.as_inst().unwrap();
+    t.func().insts[pi]
+        .metadata
+        .push(Metadata::Reg2MemSpill(SpillKind::CrossBlock));
+    t.store(e, p, a);
+    t.br(e, x);
+    let l = t.load(x, i32t, p);
+    t.name(l, "reload");
+    t.ret(x, Some(l));
+    let r = t.run(&m2r());
+    assert_eq!(stat(&r, "promoted_alloca"), 1);
+    assert_eq!(t.term(x).operands[0], a);
+}
+
+#[test]
+fn use_in_unreachable_block_blocks_promotion() {
+    let mut t = T::callable(Some(|ts| ts.i32()));
+    let e = t.block();
+    let dead = t.block();
+    let i32t = t.i32();
+    let a = t.arg(i32t);
+    let p = t.alloca(e, i32t);
+    t.store(e, p, a);
+    let l = t.load(e, i32t, p);
+    t.ret(e, Some(l));
+    let l2 = t.load(dead, i32t, p);
+    t.ret(dead, Some(l2));
+    let r = t.run(&m2r());
+    assert!(!r.changed);
+}

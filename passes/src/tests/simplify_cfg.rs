@@ -1,0 +1,151 @@
+use super::*;
+use crate::PerFunction;
+use crate::transform::simplify_cfg::SimplifyCfg;
+use ArithmeticOp as A;
+
+fn sc() -> PerFunction<SimplifyCfg> {
+    PerFunction(SimplifyCfg)
+}
+
+#[test]
+fn merges_straight_line_chain() {
+    let mut t = T::callable(Some(|ts| ts.i32()));
+    let e = t.block();
+    let b1 = t.block();
+    let b2 = t.block();
+    let i32t = t.i32();
+    let a = t.arg(i32t);
+    let x = t.arith(e, A::BinaryAdd, i32t, &[a, a]);
+    t.br(e, b1);
+    let y = t.arith(b1, A::BinaryMul, i32t, &[x, x]);
+    t.br(b1, b2);
+    t.ret(b2, Some(y));
+    let r = t.run(&sc());
+    assert!(r.changed);
+    assert_eq!(stat(&r, "merged_straight_line"), 2);
+    assert_eq!(stat(&r, "straight_line_scan"), 2);
+    assert_eq!(t.m.func(t.f).block_order, vec![e]);
+    assert_eq!(t.m.func(t.f).blocks[e].insts.len(), 3);
+    let again = t.run(&sc());
+    assert!(!again.changed);
+    assert_eq!(stat(&again, "straight_line_scan"), 1);
+    assert_eq!(stat(&again, "straight_line_block_visit"), 1);
+}
+
+#[test]
+fn folds_constant_branch_and_drops_dead_block() {
+    let mut t = T::callable(Some(|ts| ts.i32()));
+    let e = t.block();
+    let l = t.block();
+    let r = t.block();
+    let m = t.block();
+    let i32t = t.i32();
+    let a = t.arg(i32t);
+    let fls = t.cbool(false);
+    let one = t.ci32(1);
+    t.cond_br(e, fls, l, r);
+    let x = t.arith(l, A::BinaryAdd, i32t, &[a, one]);
+    t.br(l, m);
+    let y = t.arith(r, A::BinarySub, i32t, &[a, one]);
+    t.br(r, m);
+    let p = t.phi(m, i32t, &[(x, l), (y, r)]);
+    t.ret(m, Some(p));
+    let res = t.run(&sc());
+    assert_eq!(stat(&res, "folded_constant_cond_br"), 1);
+    assert_eq!(stat(&res, "removed_unreachable_block"), 1);
+    let f = t.m.func(t.f);
+    assert!(!f.has_block(l));
+    // The phi keeps its single incoming (phi-cleanup's job to remove it), so `m` is not
+    // merged into `r`.
+    assert_eq!(t.count(|k| matches!(k, InstKind::Phi { .. })), 1);
+    assert!(!t.run(&sc()).changed);
+}
+
+#[test]
+fn folds_constant_indexed_branch() {
+    let mut t = T::callable(None);
+    let e = t.block();
+    let d = t.block();
+    let c0 = t.block();
+    let c1 = t.block();
+    let sel = t.ci32(-1);
+    t.ins(
+        e,
+        InstKind::IndexedBranch {
+            labels: vec![0, 0xffff_ffff],
+        },
+        None,
+        &[sel, Value::Block(d), Value::Block(c0), Value::Block(c1)],
+    );
+    let i32t = t.i32();
+    let a = t.arg(i32t);
+    for b in [d, c0, c1] {
+        t.ins(b, InstKind::Print { format: "x".into() }, None, &[a]);
+        t.ret(b, None);
+    }
+    let res = t.run(&sc());
+    assert_eq!(stat(&res, "folded_switch"), 1);
+    assert_eq!(stat(&res, "removed_unreachable_block"), 2);
+    assert_eq!(stat(&res, "merged_straight_line"), 1);
+    assert_eq!(t.m.func(t.f).block_order, vec![e]);
+}
+
+#[test]
+fn threads_empty_block_and_keeps_loop_prepare() {
+    let mut t = T::callable(None);
+    let e = t.block();
+    let prep = t.block();
+    let body = t.block();
+    let upd = t.block();
+    let merge = t.block();
+    let empty = t.block();
+    let fls = t.cbool(false);
+    let boolt = t.boolt();
+    let c = t.arg(boolt);
+    t.ins(
+        e,
+        InstKind::Loop {
+            body: Some(body),
+            update: Some(upd),
+            merge: Some(merge),
+        },
+        None,
+        &[Value::Block(prep)],
+    );
+    t.cond_br(prep, fls, body, merge);
+    t.ins(body, InstKind::Continue, None, &[Value::Block(upd)]);
+    t.br(upd, prep);
+    t.cond_br(merge, c, empty, empty);
+    t.br(empty, e);
+    let _ = empty;
+    let res = t.run(&sc());
+    assert!(matches!(t.term(prep).kind, InstKind::ConditionalBranch));
+    assert_eq!(stat(&res, "folded_constant_cond_br"), 1); // merge's identical targets
+    assert!(!t.run(&sc()).changed);
+}
+
+#[test]
+fn threads_empty_if_arm_and_stays_valid() {
+    let mut t = T::callable(None);
+    let e = t.block();
+    let th = t.block();
+    let el = t.block();
+    let m = t.block();
+    let boolt = t.boolt();
+    let c = t.arg(boolt);
+    t.ins(
+        e,
+        InstKind::If { merge: Some(m) },
+        None,
+        &[c, Value::Block(th), Value::Block(el)],
+    );
+    t.br(th, m);
+    t.ins(el, InstKind::Print { format: "x".into() }, None, &[]);
+    t.br(el, m);
+    t.ret(m, None);
+    let res = t.run(&sc());
+    assert_eq!(stat(&res, "threaded_empty_block"), 1);
+    assert_eq!(stat(&res, "removed_unreachable_block"), 1);
+    assert!(matches!(t.term(e).kind, InstKind::If { .. }));
+    assert_eq!(t.term(e).operands[1], Value::Block(m));
+}

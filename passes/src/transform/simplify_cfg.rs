@@ -1,0 +1,421 @@
+//! `simplify-cfg` — fold constant branches, thread empty blocks, merge straight-line
+//! chains and drop unreachable blocks.
+//!
+//! **What / algorithm** (per function; a fixed point that restarts from the first rule
+//! after every rule that changed something):
+//! 1. *Fold `cond_br`:* in reachable blocks, `cond_br` with identical targets, or with a
+//!    `bool` constant condition, becomes `br` (keeping the terminator's metadata); phi
+//!    incomings from this block in the dropped target are removed. The canonical false
+//!    form `cond_br false, body, merge` of a loop prepare block is kept.
+//! 2. *Fold `indexed_branch`:* a constant selector picks its case (or the default); phi
+//!    incomings in every dropped target are removed. Structured `switch` is left alone.
+//! 3. *Thread empty blocks:* a reachable block other than the body that only holds
+//!    `br t` — with `t` not itself, not a loop header, without phis, and the block not a
+//!    structural target (merge, loop prepare/body/update, simple-loop body) — has its
+//!    predecessors' `br`/`cond_br`/`if`/`switch`/`indexed_branch` edges redirected to `t`.
+//! 4. *Merge straight-line chains:* a block ending in `br s`, where `s` is not the body,
+//!    has that block as its only predecessor, has no phis, no successor with phis (or
+//!    looping back), and neither is a structural target, absorbs `s`'s instructions; `s`
+//!    is deleted. Chains are contracted from each block in pre-order.
+//! 5. *Remove unreachable blocks:* blocks not reachable from the body along operand edges,
+//!    merge blocks and loop body/update fields are deleted, and phi incomings from them
+//!    are dropped.
+//!
+//! Structured `if`/`switch` stay constructs. Every walk is iterative and the fixed point
+//! has a hard bound proportional to the function size.
+//!
+//! **Preconditions:** none (structured or plain CFG). **Refusals:** none.
+//!
+//! **Report keys** (upstream order): `folded_constant_cond_br`, `folded_switch`,
+//! `threaded_empty_block`, `merged_straight_line`, `removed_unreachable_block`, and the
+//! work counters `straight_line_scan` (rule-4 passes) and `straight_line_block_visit`
+//! (blocks examined by rule 4). **Changed:** any of the first five is non-zero.
+//!
+//! **Example:**
+//! ```text
+//! %a: ... br %b      %b: (only pred %a) ... return   →   %a: ... ... return
+//! ```
+
+use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
+use crate::registry::{FormRequirement, PassInfo, PassOptions};
+use crate::util::constant::{as_bool, as_selector, select_case};
+use crate::util::edit::replace_terminator_with_branch;
+use crate::util::phi::remove_incomings;
+use crate::util::reach::{
+    is_loop_prepare_exit, loop_prepares, owned, preorder, structural_successors,
+    structural_targets, structurally_reachable,
+};
+use xir_ir::analysis::Cfg;
+use xir_ir::inst::InstKind;
+use xir_ir::{BlockId, FuncId, Function, InstId, Module, SecondaryMap, Value};
+
+const KEYS: &[&str] = &[
+    "folded_constant_cond_br",
+    "folded_switch",
+    "threaded_empty_block",
+    "merged_straight_line",
+    "removed_unreachable_block",
+    "straight_line_scan",
+    "straight_line_block_visit",
+];
+
+/// Registry entry.
+pub static INFO: PassInfo = PassInfo {
+    name: "simplify-cfg",
+    summary: "Fold constant branches, thread empty blocks, merge straight-line chains, drop unreachable blocks",
+    form: FormRequirement::Either,
+    options: &[],
+    report_keys: KEYS,
+    create,
+    test_only: false,
+};
+
+fn create(_: &PassOptions) -> Result<Box<dyn Pass>, String> {
+    Ok(Box::new(PerFunction(SimplifyCfg)))
+}
+
+/// The `simplify-cfg` pass.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct SimplifyCfg;
+
+#[derive(Default)]
+struct Info {
+    cond_br: u64,
+    switch: u64,
+    threaded: u64,
+    merged: u64,
+    removed: u64,
+    scan: u64,
+    visit: u64,
+}
+
+impl FunctionPass for SimplifyCfg {
+    fn run_on_function(
+        &self,
+        module: &mut Module,
+        f: FuncId,
+        _cx: &mut PassContext,
+        report: &mut PassReport,
+    ) -> Result<bool, PassError> {
+        let mut i = Info::default();
+        // Every productive round removes a branch, an edge into an empty block, a block
+        // or an instruction, so the bound is never the reason to stop on valid input.
+        let bound = 4 * (module.func(f).inst_count() + module.func(f).block_order.len()) + 16;
+        for _ in 0..bound {
+            let progress = fold_cond_br(module, f, &mut i)
+                || fold_indexed_branch(module, f, &mut i)
+                || thread_empty_blocks(module.func_mut(f), &mut i)
+                || merge_straight_lines(module.func_mut(f), &mut i)
+                || remove_unreachable(module.func_mut(f), &mut i);
+            if !progress {
+                break;
+            }
+        }
+        let vals = [
+            i.cond_br, i.switch, i.threaded, i.merged, i.removed, i.scan, i.visit,
+        ];
+        for (k, v) in KEYS.iter().zip(vals) {
+            report.add(k, v);
+        }
+        Ok(vals[..5].iter().any(|v| *v > 0))
+    }
+    fn report_keys(&self) -> &'static [&'static str] {
+        KEYS
+    }
+    fn changed_from_report(&self, r: &PassReport) -> Option<bool> {
+        Some(KEYS[..5].iter().any(|k| r.get(k).unwrap_or(0) > 0))
+    }
+}
+
+fn has_phi(f: &Function, b: BlockId) -> bool {
+    f.blocks[b]
+        .insts
+        .iter()
+        .any(|i| matches!(f.insts[*i].kind, InstKind::Phi { .. }))
+}
+
+/// Removes the phi incomings from `from` in block `b`.
+fn drop_incomings(f: &mut Function, b: BlockId, from: BlockId) {
+    let phis: Vec<InstId> = f.blocks[b]
+        .insts
+        .iter()
+        .copied()
+        .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi { .. }))
+        .collect();
+    for p in phis {
+        remove_incomings(f, p, |x| x == from, None);
+    }
+}
+
+/// Rule 1.
+fn fold_cond_br(module: &mut Module, fid: FuncId, info: &mut Info) -> bool {
+    let f = module.func(fid);
+    let prepares = loop_prepares(f);
+    let mut folds: Vec<(BlockId, BlockId, Option<BlockId>)> = Vec::new();
+    for b in preorder(f) {
+        let Some(t) = f.terminator(b) else { continue };
+        let d = &f.insts[t];
+        let (InstKind::ConditionalBranch, Some(Value::Block(tb)), Some(Value::Block(fb))) =
+            (&d.kind, d.operands.get(1), d.operands.get(2))
+        else {
+            continue;
+        };
+        if tb == fb {
+            folds.push((b, *tb, None));
+        } else if let Some(c) = as_bool(module, d.operands[0]) {
+            if !c && is_loop_prepare_exit(f, &prepares, b, *tb, *fb) {
+                continue;
+            }
+            let (taken, dropped) = if c { (*tb, *fb) } else { (*fb, *tb) };
+            folds.push((b, taken, Some(dropped)));
+        }
+    }
+    let f = module.func_mut(fid);
+    for &(b, taken, dropped) in &folds {
+        if let Some(x) = dropped {
+            drop_incomings(f, x, b);
+        }
+        replace_terminator_with_branch(f, b, taken);
+    }
+    info.cond_br += folds.len() as u64;
+    !folds.is_empty()
+}
+
+/// Rule 2.
+fn fold_indexed_branch(module: &mut Module, fid: FuncId, info: &mut Info) -> bool {
+    let f = module.func(fid);
+    let mut folds: Vec<(BlockId, BlockId, Vec<BlockId>)> = Vec::new();
+    for b in preorder(f) {
+        let Some(t) = f.terminator(b) else { continue };
+        let d = &f.insts[t];
+        let InstKind::IndexedBranch { labels } = &d.kind else {
+            continue;
+        };
+        let Some(sel) = d.operands.first().and_then(|v| as_selector(module, *v)) else {
+            continue;
+        };
+        let targets: Vec<BlockId> = d.operand_blocks().collect();
+        let Some((&default, cases)) = targets.split_first() else {
+            continue;
+        };
+        let taken = select_case(sel, labels, default, cases);
+        let mut dropped: Vec<BlockId> = targets.iter().copied().filter(|x| *x != taken).collect();
+        dropped.sort();
+        dropped.dedup();
+        folds.push((b, taken, dropped));
+    }
+    let f = module.func_mut(fid);
+    for (b, taken, dropped) in &folds {
+        for x in dropped {
+            drop_incomings(f, *x, *b);
+        }
+        replace_terminator_with_branch(f, *b, *taken);
+    }
+    info.switch += folds.len() as u64;
+    !folds.is_empty()
+}
+
+/// Blocks entered by a back edge of a depth-first walk along structural successors.
+fn loop_headers(f: &Function) -> SecondaryMap<BlockId, bool> {
+    let own = owned(f);
+    let mut headers = SecondaryMap::with_default(false);
+    // 0 = unvisited, 1 = on the stack, 2 = done.
+    let mut state: SecondaryMap<BlockId, u8> = SecondaryMap::with_default(0);
+    let Some(entry) = f.body else { return headers };
+    let mut stack: Vec<(BlockId, Vec<BlockId>, usize)> =
+        vec![(entry, structural_successors(f, entry), 0)];
+    state[entry] = 1;
+    while let Some((b, succs, next)) = stack.last_mut() {
+        if *next < succs.len() {
+            let s = succs[*next];
+            *next += 1;
+            if !own[s] {
+                continue;
+            }
+            match state[s] {
+                0 => {
+                    state[s] = 1;
+                    let ss = structural_successors(f, s);
+                    stack.push((s, ss, 0));
+                }
+                1 => headers[s] = true,
+                _ => {}
+            }
+        } else {
+            state[*b] = 2;
+            stack.pop();
+        }
+    }
+    headers
+}
+
+/// Redirects the edges `from → to` of terminator `t`; whether any changed.
+fn retarget(f: &mut Function, t: InstId, from: BlockId, to: BlockId) -> bool {
+    let d = &mut f.insts[t];
+    let first = match d.kind {
+        InstKind::Branch => 0,
+        InstKind::ConditionalBranch | InstKind::If { .. } => 1,
+        InstKind::Switch { .. } | InstKind::IndexedBranch { .. } => 1,
+        _ => return false,
+    };
+    let mut changed = false;
+    for op in d.operands.iter_mut().skip(first) {
+        if *op == Value::Block(from) {
+            *op = Value::Block(to);
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// Rule 3.
+fn thread_empty_blocks(f: &mut Function, info: &mut Info) -> bool {
+    let Some(entry) = f.body else { return false };
+    let headers = loop_headers(f);
+    let targets = structural_targets(f);
+    let cfg = Cfg::compute(f);
+    let mut preds: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::default();
+    for &b in &f.block_order {
+        let mut p = cfg.preds(b).to_vec();
+        p.dedup();
+        preds[b] = p;
+    }
+    let mut any = false;
+    for b in preorder(f) {
+        if b == entry || targets[b] || f.blocks[b].insts.len() != 1 {
+            continue;
+        }
+        let t = f.blocks[b].insts[0];
+        let (InstKind::Branch, Some(Value::Block(target))) =
+            (&f.insts[t].kind, f.insts[t].operands.first())
+        else {
+            continue;
+        };
+        let target = *target;
+        if target == b || headers[target] || has_phi(f, target) {
+            continue;
+        }
+        let mut redirected = false;
+        for p in preds[b].clone() {
+            if p == b {
+                continue;
+            }
+            let Some(pt) = f.terminator(p) else { continue };
+            if retarget(f, pt, b, target) {
+                redirected = true;
+                preds[b].retain(|x| *x != p);
+                if !preds[target].contains(&p) {
+                    preds[target].push(p);
+                }
+            }
+        }
+        if redirected {
+            info.threaded += 1;
+            any = true;
+        }
+    }
+    any
+}
+
+/// Rule 4.
+fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
+    let Some(entry) = f.body else { return false };
+    let targets = structural_targets(f);
+    info.scan += 1;
+    let cfg = Cfg::compute(f);
+    let mut preds: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::default();
+    for &b in &f.block_order {
+        preds[b] = cfg.preds(b).to_vec();
+    }
+    let mut removed: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    let mut any = false;
+    for block in preorder(f) {
+        if removed[block] {
+            continue;
+        }
+        loop {
+            info.visit += 1;
+            let Some(t) = f.terminator(block) else { break };
+            let (InstKind::Branch, Some(Value::Block(succ))) =
+                (&f.insts[t].kind, f.insts[t].operands.first())
+            else {
+                break;
+            };
+            let succ = *succ;
+            if succ == block
+                || succ == entry
+                || removed[succ]
+                || targets[block]
+                || targets[succ]
+                || has_phi(f, succ)
+            {
+                break;
+            }
+            let succ_succs = f.successors(succ);
+            if succ_succs
+                .iter()
+                .any(|x| *x == block || *x == succ || has_phi(f, *x))
+            {
+                break;
+            }
+            if preds[succ].as_slice() != [block] {
+                break;
+            }
+            f.remove_inst(t);
+            let moved = std::mem::take(&mut f.blocks[succ].insts);
+            for i in &moved {
+                f.insts[*i].block = Some(block);
+            }
+            f.blocks[block].insts.extend(moved);
+            f.remove_block(succ);
+            removed[succ] = true;
+            for x in succ_succs {
+                for p in preds[x].iter_mut() {
+                    if *p == succ {
+                        *p = block;
+                    }
+                }
+            }
+            info.merged += 1;
+            any = true;
+        }
+    }
+    any
+}
+
+/// Rule 5.
+fn remove_unreachable(f: &mut Function, info: &mut Info) -> bool {
+    let reach = structurally_reachable(f);
+    let dead: Vec<BlockId> = f
+        .block_order
+        .iter()
+        .copied()
+        .filter(|b| Some(*b) != f.body && !reach[*b])
+        .collect();
+    if dead.is_empty() {
+        return false;
+    }
+    let mut is_dead: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &b in &dead {
+        is_dead[b] = true;
+    }
+    for b in f.block_order.clone() {
+        if is_dead[b] {
+            continue;
+        }
+        let phis: Vec<InstId> = f.blocks[b]
+            .insts
+            .iter()
+            .copied()
+            .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi { .. }))
+            .collect();
+        for p in phis {
+            remove_incomings(f, p, |x| is_dead[x], None);
+        }
+    }
+    for &b in &dead {
+        f.remove_block(b);
+    }
+    info.removed += dead.len() as u64;
+    true
+}

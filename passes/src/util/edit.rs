@@ -1,0 +1,170 @@
+//! Batched editing: value substitution applied in one sweep, batched instruction removal,
+//! and insertion helpers for block prefixes.
+//!
+//! Passes that replace many values (mem2reg, const-fold, phi simplification) record the
+//! replacements in a [`ValueSubst`] and apply it once with [`ValueSubst::apply`], so the
+//! whole rewrite costs one walk over the function instead of one walk per replacement.
+
+use xir_ir::inst::{InstData, InstKind};
+use xir_ir::{BlockId, Function, InstId, SecondaryMap, Value};
+
+/// A pending substitution `instruction result → value`. Chains (`a → b`, `b → c`) are
+/// followed when resolving, so replacements may be recorded in any order.
+#[derive(Clone, Debug, Default)]
+pub struct ValueSubst {
+    map: SecondaryMap<InstId, Option<Value>>,
+    len: usize,
+}
+
+impl ValueSubst {
+    /// An empty substitution.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Records that every use of `inst` is to be replaced by `by`.
+    pub fn replace(&mut self, inst: InstId, by: Value) {
+        if self.map[inst].is_none() {
+            self.len += 1;
+        }
+        self.map[inst] = Some(by);
+    }
+    /// Number of recorded replacements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// True when nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The value `v` stands for after all recorded replacements.
+    pub fn resolve(&self, mut v: Value) -> Value {
+        // Each step follows one recorded edge; a chain longer than the number of
+        // replacements would be a cycle, which callers never record.
+        let mut steps = 0usize;
+        while let Value::Inst(i) = v {
+            match self.map[i] {
+                Some(next) if steps <= self.len => {
+                    v = next;
+                    steps += 1;
+                }
+                _ => break,
+            }
+        }
+        v
+    }
+    /// Rewrites every operand of every placed instruction of `f` (one sweep).
+    pub fn apply(&self, f: &mut Function) {
+        if self.is_empty() {
+            return;
+        }
+        f.remap_operands(|v| self.resolve(v));
+    }
+}
+
+/// Detaches every instruction in `dead` (one sweep per affected block). Instructions that
+/// are already detached are ignored.
+pub fn remove_insts(f: &mut Function, dead: &[InstId]) {
+    f.remove_insts(dead);
+}
+
+/// Number of leading phis of `b` (the position where a new phi is appended after them).
+pub fn phi_prefix_len(f: &Function, b: BlockId) -> usize {
+    f.blocks[b]
+        .insts
+        .iter()
+        .take_while(|i| matches!(f.insts[**i].kind, InstKind::Phi { .. }))
+        .count()
+}
+
+/// Number of leading allocas of `b`.
+pub fn alloca_prefix_len(f: &Function, b: BlockId) -> usize {
+    f.blocks[b]
+        .insts
+        .iter()
+        .take_while(|i| matches!(f.insts[**i].kind, InstKind::Alloca(_)))
+        .count()
+}
+
+/// Inserts `data` just before the terminator of `b` (at the end if `b` has none).
+pub fn insert_before_terminator(f: &mut Function, b: BlockId, data: InstData) -> InstId {
+    let pos = match f.terminator(b) {
+        Some(_) => f.blocks[b].insts.len() - 1,
+        None => f.blocks[b].insts.len(),
+    };
+    f.insert_inst_at(b, pos, data)
+}
+
+/// Position of every placed instruction within its block (for ordering queries).
+pub fn positions(f: &Function) -> SecondaryMap<InstId, u32> {
+    let mut pos = SecondaryMap::with_default(u32::MAX);
+    for &b in &f.block_order {
+        for (k, &i) in f.blocks[b].insts.iter().enumerate() {
+            pos[i] = k as u32;
+        }
+    }
+    pos
+}
+
+/// Replaces the terminator of `b` by `br target`, moving the old terminator's metadata
+/// onto the new branch. Returns the new branch.
+pub fn replace_terminator_with_branch(f: &mut Function, b: BlockId, target: BlockId) -> InstId {
+    let old = f.terminator(b).expect("invariant: block has a terminator");
+    let metadata = std::mem::take(&mut f.insts[old].metadata);
+    f.remove_inst(old);
+    let mut data = InstData::new(InstKind::Branch, None, [Value::Block(target)]);
+    data.metadata = metadata;
+    f.append_inst(b, data)
+}
+
+/// Live use counts of instruction results (operand slots of placed instructions that name
+/// them), kept up to date by the pass while it removes and replaces instructions.
+#[derive(Clone, Debug, Default)]
+pub struct UseCounts {
+    counts: SecondaryMap<InstId, u32>,
+}
+
+impl UseCounts {
+    /// Counts the uses in `f`.
+    pub fn compute(f: &Function) -> Self {
+        let mut counts: SecondaryMap<InstId, u32> = SecondaryMap::default();
+        for i in f.placed_insts() {
+            for op in &f.insts[i].operands {
+                if let Value::Inst(d) = op {
+                    counts[*d] += 1;
+                }
+            }
+        }
+        Self { counts }
+    }
+    /// Number of live uses of `i`.
+    pub fn get(&self, i: InstId) -> u32 {
+        *self.counts.get(i)
+    }
+    /// Records that one use of `v` disappeared.
+    pub fn drop_use(&mut self, v: Value) {
+        if let Value::Inst(d) = v {
+            let c = &mut self.counts[d];
+            *c = c.saturating_sub(1);
+        }
+    }
+    /// Records that one use of `v` appeared.
+    pub fn add_use(&mut self, v: Value) {
+        if let Value::Inst(d) = v {
+            self.counts[d] += 1;
+        }
+    }
+    /// Records that every use of `old` now names `new`.
+    pub fn transfer(&mut self, old: InstId, new: Value) {
+        let n = std::mem::take(&mut self.counts[old]);
+        if let Value::Inst(d) = new {
+            self.counts[d] += n;
+        }
+    }
+}
+
+/// Moves placed (or detached) instruction `i` to position `pos` of block `b`.
+pub fn move_inst(f: &mut Function, i: InstId, b: BlockId, pos: usize) {
+    f.remove_inst(i);
+    f.blocks[b].insts.insert(pos, i);
+    f.insts[i].block = Some(b);
+}

@@ -1,0 +1,2 @@
+add dce
+use cycle-a

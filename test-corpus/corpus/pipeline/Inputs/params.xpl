@@ -1,0 +1,5 @@
+param extra = false
+add dce
+if extra {
+    add const-fold
+}

@@ -1,0 +1,2 @@
+add dce
+add const-fold

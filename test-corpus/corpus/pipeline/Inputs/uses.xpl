@@ -1,0 +1,5 @@
+sequence wrapped {
+    use small
+}
+use small required
+verify
