@@ -16,6 +16,7 @@
 //! [`coverage`] reports which instruction kinds, ops, types, metadata kinds, special
 //! registers and structural features a set of modules exercises, and what is missing.
 
+mod arith_recipes;
 mod control;
 mod coverage;
 mod fb;
