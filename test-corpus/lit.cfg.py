@@ -6,11 +6,10 @@
 #   xir-filecheck, FileCheck -> LLVM's FileCheck (FileCheck-19), the reference engine
 #
 # Features mirror test-corpus/src/lit/features.rs: spirv-tools, vulkan, llvm-filecheck,
-# xir-parser (temporary), plus anything listed in XIR_LIT_FEATURES=a,b.
+# plus anything listed in XIR_LIT_FEATURES=a,b.
 
 import os
 import shutil
-import subprocess
 
 import lit.formats
 
@@ -75,9 +74,6 @@ if loader and icd:
     features.add("vulkan")
 if filecheck:
     features.add("llvm-filecheck")
-# TEMPORARY, like features.rs: xir-opt can parse text (the parser is on its own branch).
-if subprocess.run([xir_opt], input=b"module;\n", capture_output=True).returncode == 0:
-    features.add("xir-parser")
 for f in os.environ.get("XIR_LIT_FEATURES", "").split(","):
     if f.strip():
         features.add(f.strip())
