@@ -10,6 +10,7 @@
 
 import os
 import shutil
+import sys
 
 import lit.formats
 
@@ -51,12 +52,20 @@ def tool(name):
     return r"(?<![\w./-])" + name.replace("-", r"\-") + r"(?![\w.-])"
 
 
+# `not --crash` with the in-process runner's meaning (see not-crash.py); first, so the
+# tool substitutions below still apply to the command it wraps.
+config.substitutions.append(
+    (r"(?<![\w-])not --crash(?![\w-])", sys.executable + " " + os.path.join(here, "not-crash.py"))
+)
 config.substitutions.append((tool("xir-opt"), xir_opt))
-# xir-bisect and xir-reduce (xir-tools) run xir-opt in-process, so they need no path to it.
+# xir-bisect and xir-reduce (xir-tools) run xir-opt in-process, so they need no path to
+# it. run-lit.sh builds them; a missing binary fails its tests rather than running
+# whatever is on PATH.
 for name in ("xir-bisect", "xir-reduce"):
     path = os.path.join(os.path.dirname(xir_opt), name)
-    if os.path.isfile(path):
-        config.substitutions.append((tool(name), path))
+    if not os.path.isfile(path):
+        lit_config.warning("%s not found at %s; build it: cargo build -p xir-tools" % (name, path))
+    config.substitutions.append((tool(name), path))
 config.substitutions.append((tool("xir-filecheck"), filecheck))
 config.substitutions.append((tool("FileCheck"), filecheck))
 
