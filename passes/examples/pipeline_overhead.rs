@@ -177,7 +177,10 @@ fn main() {
     let repeat: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
     let sample = generate(insts);
     let problems = xir_ir::verify::verify_module(&sample, &Default::default(), None);
-    assert!(problems.is_empty(), "generated module is invalid: {problems:?}");
+    assert!(
+        problems.is_empty(),
+        "generated module is invalid: {problems:?}"
+    );
     let size = sample.inst_count();
     drop(sample);
     if mode != "both" {
