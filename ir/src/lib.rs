@@ -23,6 +23,7 @@ pub mod diag;
 pub mod entity;
 pub mod function;
 pub mod inst;
+pub mod interchange;
 pub mod metadata;
 pub mod module;
 pub mod op;

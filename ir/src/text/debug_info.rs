@@ -1,9 +1,10 @@
 //! Debug-info mode of the printer (reference §1.7): `// users:` comments, block
 //! `// preds:` comments and the `// CFG = {…}` line with dominator tree and frontiers.
 //!
-//! Users are listed in program order (functions in module order, blocks in owned order,
+//! Users are listed in text order (blocks in the order this form prints them,
 //! instructions in order, one entry per operand slot): xir has no upstream-style use
-//! lists whose order depends on construction history. The CFG line lists nodes, and the
+//! lists whose order depends on construction history, and text order is the one order a
+//! reader of the text reproduces, so printing is a fixed point of parse∘print. The CFG line lists nodes, and the
 //! dominance-tree and frontier maps, in the default pre-order traversal (upstream's
 //! hash-map order is unspecified); dominator children are in reverse post-order.
 
@@ -14,31 +15,30 @@ use crate::module::Module;
 use crate::value::{BlockId, FuncId};
 use rustc_hash::FxHashMap;
 
-/// Users of every value of a module, in program order.
+/// Users of every value of a module, in text order.
 #[derive(Default)]
 pub(crate) struct UserMap {
     users: FxHashMap<Key, Vec<(FuncId, InstId)>>,
 }
 
 impl UserMap {
-    /// Collects the users of every operand in `m`.
-    pub(crate) fn build(m: &Module) -> Self {
+    /// Collects the users of every operand in `m`, visiting the blocks in `order` (the
+    /// printer's text order, every printed block of every function).
+    pub(crate) fn build(m: &Module, order: &[(FuncId, BlockId)]) -> Self {
         let mut users: FxHashMap<Key, Vec<(FuncId, InstId)>> = FxHashMap::default();
-        for &fid in &m.func_order {
+        for &(fid, b) in order {
             let Some(f) = m.functions.get(fid) else {
                 continue;
             };
-            for &b in &f.block_order {
-                let Some(data) = f.blocks.get(b) else {
+            let Some(data) = f.blocks.get(b) else {
+                continue;
+            };
+            for &i in &data.insts {
+                let Some(d) = f.insts.get(i) else {
                     continue;
                 };
-                for &i in &data.insts {
-                    let Some(d) = f.insts.get(i) else {
-                        continue;
-                    };
-                    for &op in &d.operands {
-                        users.entry(Key::of(fid, op)).or_default().push((fid, i));
-                    }
+                for &op in &d.operands {
+                    users.entry(Key::of(fid, op)).or_default().push((fid, i));
                 }
             }
         }

@@ -37,6 +37,18 @@ pub struct PrintOptions {
 /// Prints `m` in xir2text syntax.
 pub fn print_module(m: &Module, opts: &PrintOptions) -> String {
     let mut p = Printer::new(m, opts);
+    if opts.debug_info {
+        // Users are listed in text order, which a reader reproduces (the owned block
+        // order is not in the text): a first pass without comments finds the order in
+        // which this form prints the blocks.
+        let plain = PrintOptions {
+            debug_info: false,
+            ..opts.clone()
+        };
+        let mut first = Printer::new(m, &plain);
+        first.module();
+        p.users = UserMap::build(m, &first.block_text_order);
+    }
     p.module();
     let mut out = p.prelude;
     out.push_str(&p.main);
@@ -81,6 +93,8 @@ pub(crate) struct Printer<'m> {
     /// The function being printed.
     pub(crate) cur: FuncId,
     emitted: FxHashSet<BlockId>,
+    /// Every block printed so far, in text order.
+    block_text_order: Vec<(FuncId, BlockId)>,
     referenced: Vec<BlockId>,
     owned_cursor: usize,
     ref_cursor: usize,
@@ -97,13 +111,10 @@ impl<'m> Printer<'m> {
             namer: Namer::new(opts.ids),
             type_names: FxHashMap::default(),
             spaces: String::new(),
-            users: if opts.debug_info {
-                UserMap::build(m)
-            } else {
-                UserMap::default()
-            },
+            users: UserMap::default(),
             cur: FuncId::new(0),
             emitted: FxHashSet::default(),
+            block_text_order: Vec::new(),
             referenced: Vec::new(),
             owned_cursor: 0,
             ref_cursor: 0,
@@ -307,6 +318,7 @@ impl<'m> Printer<'m> {
 
     fn open_nested_block(&mut self, b: BlockId, depth: usize) {
         self.emitted.insert(b);
+        self.block_text_order.push((self.cur, b));
         let f = &self.m.functions[self.cur];
         let Some(data) = f.blocks.get(b) else {
             self.value(Value::Block(b), None);
@@ -327,6 +339,7 @@ impl<'m> Printer<'m> {
 
     fn open_flat_block(&mut self, b: BlockId) {
         self.emitted.insert(b);
+        self.block_text_order.push((self.cur, b));
         let f = &self.m.functions[self.cur];
         let Some(data) = f.blocks.get(b) else {
             return;

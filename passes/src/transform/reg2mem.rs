@@ -24,7 +24,15 @@
 //!    there, in traversal order (an already canonical prefix is not touched).
 //!
 //! All walks are iterative. **Preconditions:** none (structured or plain CFG).
-//! **Refusals:** none.
+//! **Refusals:** none. Step 2 only ever fires on input the verifier rejects (a use its
+//! definition does not dominate), which is exactly what it exists to legalise.
+//!
+//! **Differences from upstream, on purpose:** upstream names slots `_phi_<n>` /
+//! `_xblock_<n>` from process-global counters and adds `comment` metadata; here a slot
+//! carries only its marker plus the spilled value's own `name`, so output is
+//! deterministic and `mem2reg` (which keeps allocas with other metadata) can always
+//! consume it, giving `reg2mem,mem2reg` an exact round trip. No initial store of
+//! `undefined` is emitted (an unstored slot reads as undefined anyway).
 //!
 //! **Report keys** (upstream order): `lowered_phi` (phis removed, by simplification or
 //! demotion), `lowered_cross_block_value`, `hoisted_alloca`. **Changed:** any counter is

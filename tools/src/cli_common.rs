@@ -1,0 +1,131 @@
+//! Command-line flags shared by `xir-bisect` and `xir-reduce`: the pipeline and the
+//! in-process failure predicates.
+
+use crate::predicate::Predicate;
+use clap::Args;
+use std::path::PathBuf;
+
+/// `--passes`/`--pipeline` and the predicate flags.
+#[derive(Clone, Debug, Args)]
+pub struct OptPredicateArgs {
+    /// Run these passes (xir-opt --passes)
+    #[arg(long, value_name = "LIST", help_heading = "Pipeline")]
+    pub passes: Option<String>,
+
+    /// Run this pipeline (xir-opt --pipeline)
+    #[arg(
+        long,
+        value_name = "NAME|FILE",
+        conflicts_with = "passes",
+        help_heading = "Pipeline"
+    )]
+    pub pipeline: Option<String>,
+
+    /// Bad = xir-filecheck FILE rejects the output (or xir-opt fails)
+    #[arg(long, value_name = "FILE", help_heading = "Predicate (choose one)")]
+    pub check_file: Option<PathBuf>,
+
+    /// FileCheck prefix for --check-file (repeatable; default CHECK)
+    #[arg(
+        long,
+        value_name = "P",
+        requires = "check_file",
+        help_heading = "Predicate (choose one)"
+    )]
+    pub check_prefix: Vec<String>,
+
+    /// Extra FileCheck argument for --check-file (repeatable)
+    #[arg(
+        long,
+        value_name = "ARG",
+        requires = "check_file",
+        allow_hyphen_values = true,
+        help_heading = "Predicate (choose one)"
+    )]
+    pub filecheck_arg: Vec<String>,
+
+    /// Bad = xir-opt crashes (a pass panics)
+    #[arg(long, help_heading = "Predicate (choose one)")]
+    pub crash: bool,
+
+    /// Bad = an abort-on-refusal entry refuses
+    #[arg(long, help_heading = "Predicate (choose one)")]
+    pub refusal: bool,
+
+    /// Bad = the verifier rejects the module after a pass
+    #[arg(long, help_heading = "Predicate (choose one)")]
+    pub verifier: bool,
+
+    /// Bad = xir-opt exits non-zero for any reason
+    #[arg(long, help_heading = "Predicate (choose one)")]
+    pub any_failure: bool,
+
+    /// Bad = spirv-val rejects the output (give xir-opt its SPIR-V output flags after --)
+    #[arg(long, help_heading = "Predicate (choose one)")]
+    pub spirv_val: bool,
+
+    /// The spirv-val program
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "spirv-val",
+        help_heading = "Predicate (choose one)"
+    )]
+    pub spirv_val_path: PathBuf,
+
+    /// Extra spirv-val argument (repeatable), e.g. --target-env=vulkan1.2
+    #[arg(
+        long,
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        help_heading = "Predicate (choose one)"
+    )]
+    pub spirv_val_arg: Vec<String>,
+}
+
+impl OptPredicateArgs {
+    /// The predicate selected by these flags (not `--cmd`, `--test` or `--lit`).
+    pub fn predicate(&self) -> Option<Predicate> {
+        if let Some(f) = &self.check_file {
+            let mut args: Vec<String> = self
+                .check_prefix
+                .iter()
+                .map(|p| format!("--check-prefix={p}"))
+                .collect();
+            args.extend(self.filecheck_arg.iter().cloned());
+            return Some(Predicate::Check {
+                file: f.clone(),
+                args,
+            });
+        }
+        if self.crash {
+            return Some(Predicate::Crash);
+        }
+        if self.refusal {
+            return Some(Predicate::Refusal);
+        }
+        if self.verifier {
+            return Some(Predicate::Verifier);
+        }
+        if self.any_failure {
+            return Some(Predicate::Failure);
+        }
+        self.spirv_val.then(|| Predicate::SpirvVal {
+            program: self.spirv_val_path.clone(),
+            args: self.spirv_val_arg.clone(),
+        })
+    }
+
+    /// The `xir-opt` arguments: the pipeline, then `extra`.
+    pub fn xir_opt_args(&self, extra: &[String]) -> Vec<String> {
+        let mut a = Vec::new();
+        if let Some(p) = &self.passes {
+            a.push(format!("--passes={p}"));
+        }
+        if let Some(p) = &self.pipeline {
+            a.push(format!("--pipeline={p}"));
+        }
+        a.extend(extra.iter().cloned());
+        a
+    }
+}
