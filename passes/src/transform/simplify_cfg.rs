@@ -39,7 +39,7 @@
 use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
 use crate::registry::{FormRequirement, PassInfo, PassOptions};
 use crate::util::constant::{as_bool, as_selector, select_case};
-use crate::util::edit::replace_terminator_with_branch;
+use crate::util::edit::{remove_blocks, replace_terminator_with_branch};
 use crate::util::phi::remove_incomings;
 use crate::util::reach::{
     is_loop_prepare_exit, loop_prepares, owned, preorder, structural_successors,
@@ -328,6 +328,7 @@ fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
         preds[b] = cfg.preds(b).to_vec();
     }
     let mut removed: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    let mut gone: Vec<BlockId> = Vec::new();
     let mut any = false;
     for block in preorder(f) {
         if removed[block] {
@@ -361,14 +362,16 @@ fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
             if preds[succ].as_slice() != [block] {
                 break;
             }
-            f.remove_inst(t);
+            // `t` is the last instruction of `block`: pop it (no scan of a growing block).
+            f.blocks[block].insts.pop();
+            f.insts[t].block = None;
             let moved = std::mem::take(&mut f.blocks[succ].insts);
             for i in &moved {
                 f.insts[*i].block = Some(block);
             }
             f.blocks[block].insts.extend(moved);
-            f.remove_block(succ);
             removed[succ] = true;
+            gone.push(succ);
             for x in succ_succs {
                 for p in preds[x].iter_mut() {
                     if *p == succ {
@@ -380,6 +383,7 @@ fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
             any = true;
         }
     }
+    remove_blocks(f, &gone);
     any
 }
 
@@ -413,9 +417,7 @@ fn remove_unreachable(f: &mut Function, info: &mut Info) -> bool {
             remove_incomings(f, p, |x| is_dead[x], None);
         }
     }
-    for &b in &dead {
-        f.remove_block(b);
-    }
+    remove_blocks(f, &dead);
     info.removed += dead.len() as u64;
     true
 }

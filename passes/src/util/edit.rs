@@ -84,7 +84,9 @@ pub fn alloca_prefix_len(f: &Function, b: BlockId) -> usize {
 pub fn replace_terminator_with_branch(f: &mut Function, b: BlockId, target: BlockId) -> InstId {
     let old = f.terminator(b).expect("invariant: block has a terminator");
     let metadata = std::mem::take(&mut f.insts[old].metadata);
-    f.remove_inst(old);
+    // The terminator is the block's last instruction.
+    f.blocks[b].insts.pop();
+    f.insts[old].block = None;
     let mut data = InstData::new(InstKind::Branch, None, [Value::Block(target)]);
     data.metadata = metadata;
     f.append_inst(b, data)
@@ -194,4 +196,23 @@ pub fn splice_at(f: &mut Function, b: BlockId, pos: usize, insts: &[InstId]) {
     }
     let list = &mut f.blocks[b].insts;
     list.splice(pos..pos, insts.iter().copied());
+}
+
+/// Removes every block in `dead` from the owned block list (one sweep) and detaches their
+/// instructions; clears the body if it is among them.
+pub fn remove_blocks(f: &mut Function, dead: &[BlockId]) {
+    if dead.is_empty() {
+        return;
+    }
+    let mut mark: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &b in dead {
+        mark[b] = true;
+        for i in std::mem::take(&mut f.blocks[b].insts) {
+            f.insts[i].block = None;
+        }
+    }
+    f.block_order.retain(|b| !mark[*b]);
+    if f.body.is_some_and(|b| mark[b]) {
+        f.body = None;
+    }
 }
