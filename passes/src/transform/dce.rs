@@ -269,7 +269,7 @@ fn fix_phis(f: &mut Function) -> Vec<InstId> {
         if phis.is_empty() {
             continue;
         }
-        let preds = cfg.preds(b).to_vec();
+        let preds: rustc_hash::FxHashSet<BlockId> = cfg.preds(b).iter().copied().collect();
         for p in phis {
             remove_incomings(f, p, |ib| !preds.contains(&ib), None);
             all.push(p);

@@ -373,8 +373,9 @@ impl<'a> State<'a> {
         let mut incomings: Vec<Vec<(Src, BlockId)>> = Vec::with_capacity(phi_blocks.len());
         for &pb in &phi_blocks {
             let mut inc: Vec<(Src, BlockId)> = Vec::new();
+            let mut seen: rustc_hash::FxHashSet<BlockId> = rustc_hash::FxHashSet::default();
             for &p in self.cfg.preds(pb) {
-                if inc.iter().any(|(_, q)| *q == p) {
+                if !seen.insert(p) {
                     continue;
                 }
                 let src = if self.dom.contains(p) {
