@@ -53,6 +53,11 @@ def tool(name):
 
 
 config.substitutions.append((tool("xir-opt"), xir_opt))
+# xir-bisect and xir-reduce (xir-tools) run xir-opt in-process, so they need no path to it.
+for name in ("xir-bisect", "xir-reduce"):
+    path = os.path.join(os.path.dirname(xir_opt), name)
+    if os.path.isfile(path):
+        config.substitutions.append((tool(name), path))
 config.substitutions.append((tool("xir-filecheck"), filecheck))
 config.substitutions.append((tool("FileCheck"), filecheck))
 

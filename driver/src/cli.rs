@@ -139,6 +139,7 @@ pub struct Cli {
         default_missing_value = "true",
         action = ArgAction::Set,
         hide_default_value = true,
+        hide_possible_values = true,
         help_heading = "Verification options"
     )]
     pub verify_each: bool,

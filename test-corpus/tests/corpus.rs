@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::OnceLock;
 use xir_test_corpus::bless::{self, Blessed};
+use xir_test_corpus::lit::commands::{CommandTable, ExitStatus, Io};
 use xir_test_corpus::lit::runner::Suite;
 use xir_test_corpus::timings;
 
@@ -13,8 +14,24 @@ fn suite() -> &'static Suite {
     static SUITE: OnceLock<Suite> = OnceLock::new();
     SUITE.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        Suite::standard(root, timings::target_dir().join("corpus-tmp"))
+        let mut suite = Suite::standard(root, timings::target_dir().join("corpus-tmp"));
+        register_tools(&mut suite.table);
+        suite
     })
+}
+
+/// `xir-bisect` and `xir-reduce`, in-process (they run `xir-opt` in-process too).
+fn register_tools(table: &mut CommandTable) {
+    table.register("xir-bisect", |io: &mut Io<'_>| {
+        ExitStatus::code(xir_tools::bisect::cli::xir_bisect_main(
+            io.args, io.stdin, io.stdout, io.stderr,
+        ))
+    });
+    table.register("xir-reduce", |io: &mut Io<'_>| {
+        ExitStatus::code(xir_tools::reduce::cli::xir_reduce_main(
+            io.args, io.stdin, io.stdout, io.stderr,
+        ))
+    });
 }
 
 /// Prints past libtest's output capture (bless diffs must be seen even on success).

@@ -210,6 +210,9 @@ impl Body {
     }
 }
 
+/// Arguments of one generic type.
+pub type TArgList<'s> = smallvec::SmallVec<[super::tyres::TArg<'s>; 3]>;
+
 /// What statement the parser is in (for "expected ';' after …" messages).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Stmt {
@@ -335,6 +338,16 @@ pub struct Ctx<'s> {
     pub suppress_until: usize,
     /// Case labels of the switch being built (consumed by `finish_inst`).
     pub pending_labels: Option<Vec<(i128, Span)>>,
+    /// The body of the instruction being built (set by the `Body` action).
+    pub body: Option<Body>,
+    /// Operand list being accumulated.
+    pub ops: smallvec::SmallVec<[Value; 3]>,
+    /// Phi incoming blocks being accumulated.
+    pub phi_blocks: Vec<BlockId>,
+    /// Generic type arguments being accumulated (a stack: types nest).
+    pub targs: Vec<super::tyres::TArg<'s>>,
+    /// Interned scalar types by kind (fast path for type names).
+    pub scalar_cache: [Option<Type>; 16],
     /// `special` declarations seen (register, span).
     pub special_decls: Vec<(SpecialRegister, Span)>,
     /// Switches whose labels are canonicalised at the end of the module.
@@ -369,6 +382,11 @@ impl<'s> Ctx<'s> {
             pending_labels: None,
             switch_fixes: Vec::new(),
             special_decls: Vec::new(),
+            body: None,
+            ops: smallvec::SmallVec::new(),
+            phi_blocks: Vec::new(),
+            targs: Vec::new(),
+            scalar_cache: [None; 16],
         }
     }
 

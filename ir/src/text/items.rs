@@ -2,6 +2,7 @@
 //! undefined-value declarations, function headers, arguments and function ends.
 
 use super::ctx::{Ctx, FuncState, Slot, Stmt, Ty};
+use super::insts::Dims;
 use super::lexer::ValRef;
 use crate::diag::{Diagnostic, Span};
 use crate::entity::EntityRef;
@@ -38,6 +39,22 @@ pub struct ConstHead<'s> {
 pub type Sp<'s> = (&'s str, Span);
 
 impl<'s> Ctx<'s> {
+    /// `block_size(X, Y, Z)`.
+    pub fn block_size(&mut self, x: Sp<'s>, y: Sp<'s>, z: Sp<'s>, span: Span) -> (Option<Dims>, Span) {
+        let mut d = [0u32; 3];
+        let mut ok = true;
+        for (k, w) in [x, y, z].into_iter().enumerate() {
+            match w.0.parse::<u32>() {
+                Ok(v) if v > 0 => d[k] = v,
+                _ => {
+                    self.error("block size must be a positive 32-bit integer", w.1);
+                    ok = false;
+                }
+            }
+        }
+        (ok.then_some(d), span)
+    }
+
     /// `[md] module;`.
     pub fn module_header(&mut self, md: Option<MetadataList>, span: Span) {
         if self.seen_header {
@@ -284,7 +301,7 @@ impl<'s> Ctx<'s> {
         kw: FuncKw,
         id: (ValRef<'s>, Span),
         ret: Option<Ty>,
-        block_size: Option<(Sp<'s>, Sp<'s>, Sp<'s>)>,
+        block_size: Option<(Option<Dims>, Span)>,
         span: Span,
     ) {
         self.tick();
@@ -303,16 +320,13 @@ impl<'s> Ctx<'s> {
             FuncKw::RasterVertex => FunctionKind::RasterVertex,
             FuncKw::RasterFragment => FunctionKind::RasterFragment,
         };
-        if let Some((x, y, z)) = block_size {
+        if let Some((dims, span)) = block_size {
             if let FunctionKind::Kernel { block_size } = &mut kind {
-                for (k, w) in [x, y, z].into_iter().enumerate() {
-                    match w.0.parse::<u32>() {
-                        Ok(v) if v > 0 => block_size[k] = v,
-                        _ => self.error("block size must be a positive 32-bit integer", w.1),
-                    }
+                if let Some(d) = dims {
+                    *block_size = d;
                 }
             } else {
-                self.error("only kernels have a block size", x.1);
+                self.error("only kernels have a block size", span);
             }
         }
         let (key, deco) = Ctx::split_ref(id.0);

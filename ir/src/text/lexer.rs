@@ -285,7 +285,7 @@ impl Progress {
 
 /// Why a token stream stopped the whole parse.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Fatal(pub Diagnostic);
+pub struct Fatal(pub Box<Diagnostic>);
 
 /// Tokens skipped without parser progress before recovery is abandoned (only while the
 /// bracket depth is high, where lalrpop's recovery search is quadratic in the depth).
@@ -391,7 +391,7 @@ impl<'s, 'p> TokenStream<'s, 'p> {
     fn fatal_error(&mut self, d: Diagnostic) -> Fatal {
         self.fatal = true;
         self.done = true;
-        Fatal(d)
+        Fatal(Box::new(d))
     }
 }
 

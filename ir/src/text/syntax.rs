@@ -177,7 +177,7 @@ impl<'s> Ctx<'s> {
     /// The diagnostic for a lalrpop error (`None`: already reported by the lexer).
     pub fn syntax_diag(&self, e: &PError<'s>) -> Option<Diagnostic> {
         match e {
-            ParseError::User { error } => Some(error.0.clone()),
+            ParseError::User { error } => Some((*error.0).clone()),
             ParseError::UnrecognizedToken {
                 token: (l, tok, r),
                 expected,

@@ -250,10 +250,10 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
         }
         A::Extract => {
             let e = indexed_type(fx, Some(t[0]), &d.operands[1..])?;
-            if e != r {
+            if !e.is(fx, Some(r)) {
                 return Err(format!(
                     "extracted element type {} differs from the result type {}",
-                    fx.tname(Some(e)),
+                    e.name(fx),
                     fx.tname(Some(r))
                 ));
             }
@@ -268,11 +268,11 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
                 ));
             }
             let e = indexed_type(fx, Some(r), &d.operands[2..])?;
-            if e != t[1] {
+            if !e.is(fx, Some(t[1])) {
                 return Err(format!(
                     "inserted value type {} differs from the indexed element type {}",
                     fx.tname(Some(t[1])),
-                    fx.tname(Some(e))
+                    e.name(fx)
                 ));
             }
             (true, "")

@@ -185,15 +185,42 @@ fn blocks_from(d: &InstData, start: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Upstream's aggregate index walk (GEP and extract/insert): arrays, vectors and
+/// An element type reached by indexing: an interned type, or a matrix column vector
+/// (which the store may not have interned; upstream constructs it on demand).
+#[derive(Copy, Clone, Debug)]
+pub(super) enum Elem {
+    /// An interned type.
+    Ty(Type),
+    /// `vector<elem, n>`, the column of a matrix.
+    Column(Type, u8),
+}
+
+impl Elem {
+    /// Whether this element type is `t`.
+    pub fn is(self, fx: &Fx<'_, '_>, t: Option<Type>) -> bool {
+        match self {
+            Elem::Ty(x) => Some(x) == t,
+            Elem::Column(e, n) => t.is_some_and(|t| fx.tys.is_vec_with(t, Some(e), n as u64)),
+        }
+    }
+    /// Spelling for messages.
+    pub fn name(self, fx: &Fx<'_, '_>) -> String {
+        match self {
+            Elem::Ty(x) => fx.tname(Some(x)),
+            Elem::Column(e, n) => format!("`vector<{}, {n}>`", fx.tys.name(Some(e))),
+        }
+    }
+}
+
+/// Upstream's aggregate index walk (GEP, atomics and extract/insert): arrays, vectors and
 /// cooperative vectors index dynamically, matrices yield their column vector, struct
 /// member indices must be non-negative integer constants in range.
 pub(super) fn indexed_type(
     fx: &Fx<'_, '_>,
     base: Option<Type>,
     indices: &[Value],
-) -> Result<Type, String> {
-    let mut cur = base.ok_or("the aggregate is untyped")?;
+) -> Result<Elem, String> {
+    let mut cur = Elem::Ty(base.ok_or("the aggregate is untyped")?);
     for (k, &idx) in indices.iter().enumerate() {
         if !fx.data(idx) || !fx.vty(idx).is_some_and(|t| fx.tys.integer_scalar(t)) {
             return Err(format!(
@@ -201,17 +228,18 @@ pub(super) fn indexed_type(
                 fx.vty_name(idx)
             ));
         }
-        cur = match fx.tys.data(cur) {
+        let t = match cur {
+            Elem::Column(e, _) => {
+                cur = Elem::Ty(e);
+                continue;
+            }
+            Elem::Ty(t) => t,
+        };
+        cur = match fx.tys.data(t) {
             Some(TypeData::Array { elem, .. })
             | Some(TypeData::Vector { elem, .. })
-            | Some(TypeData::CoopVector { elem, .. }) => *elem,
-            Some(TypeData::Matrix { elem, n }) => fx
-                .tys
-                .find(&TypeData::Vector {
-                    elem: *elem,
-                    len: *n,
-                })
-                .ok_or("the matrix column vector type is not interned")?,
+            | Some(TypeData::CoopVector { elem, .. }) => Elem::Ty(*elem),
+            Some(TypeData::Matrix { elem, n }) => Elem::Column(*elem, *n),
             Some(TypeData::Struct { members, .. }) => {
                 let Some(m) = fx.const_nonneg(idx) else {
                     return Err(format!(
@@ -219,7 +247,7 @@ pub(super) fn indexed_type(
                     ));
                 };
                 match usize::try_from(m).ok().and_then(|m| members.get(m)) {
-                    Some(t) => *t,
+                    Some(t) => Elem::Ty(*t),
                     None => {
                         return Err(format!(
                             "index {k} selects member {m} of a structure with {} members",
@@ -229,10 +257,7 @@ pub(super) fn indexed_type(
                 }
             }
             _ => {
-                return Err(format!(
-                    "index {k} cannot index into {}",
-                    fx.tname(Some(cur))
-                ));
+                return Err(format!("index {k} cannot index into {}", fx.tname(Some(t))));
             }
         };
     }
@@ -375,11 +400,11 @@ fn check_generic(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
                 ));
             }
             let t = indexed_type(fx, fx.vty(ops[0]), &ops[1..])?;
-            if Some(t) != d.ty {
+            if !t.is(fx, d.ty) {
                 return Err(format!(
                     "result type {} differs from the indexed element type {}",
                     fx.tname(d.ty),
-                    fx.tname(Some(t))
+                    t.name(fx)
                 ));
             }
             Ok(())
@@ -487,10 +512,10 @@ fn check_atomic(fx: &Fx<'_, '_>, op: AtomicOp, d: &InstData) -> Result<(), Strin
                 .into(),
         );
     };
-    if start != t {
+    if !start.is(fx, Some(t)) {
         return Err(format!(
             "addressed element type {} differs from the result type {}",
-            fx.tname(Some(start)),
+            start.name(fx),
             fx.tname(Some(t))
         ));
     }

@@ -719,6 +719,17 @@ fn arithmetic_typing_rules() {
         }),
         "inserted value type `f32` differs",
     );
+    // A matrix column need not be an interned type for the walk to pass through it.
+    ok(&arith(A::Extract, f32t, |b| {
+        let f = b.t(K::F32);
+        let m = b.ty(TypeData::Matrix { elem: f, n: 3 });
+        assert!(
+            b.m.types
+                .find(&TypeData::Vector { elem: f, len: 3 })
+                .is_none()
+        );
+        vec![b.zero(m), b.c(K::U32, 2), b.c(K::U32, 1)]
+    }));
     // lvalues are not arithmetic operands
     err(
         &one(|b, body| {

@@ -210,6 +210,11 @@ pub fn minimize(oracle: &dyn Oracle, input: &[u8]) -> Result<Minimized, Minimize
                     "fixed point '{name}': replaced by {copies} run(s) of its body"
                 ));
                 cur = ddmin_tree(&mut t, &cand)?;
+                log.push(format!(
+                    "ddmin: {} -> {} entries",
+                    pipeline_text::count_leaves(&cand),
+                    pipeline_text::count_leaves(&cur)
+                ));
                 done = true;
                 break;
             }
