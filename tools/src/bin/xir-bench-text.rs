@@ -46,7 +46,10 @@ fn main() {
         let (m, _map) = match parse_module(&src) {
             Ok(x) => x,
             Err(d) => {
-                eprint!("{}", xir_ir::diag::render(&path, &src, &d[..d.len().min(5)]));
+                eprint!(
+                    "{}",
+                    xir_ir::diag::render(&path, &src, &d[..d.len().min(5)])
+                );
                 std::process::exit(1);
             }
         };
@@ -81,7 +84,10 @@ fn main() {
         let (m, map) = match parse_module(&src) {
             Ok(x) => x,
             Err(d) => {
-                eprint!("{}", xir_ir::diag::render(&path, &src, &d[..d.len().min(5)]));
+                eprint!(
+                    "{}",
+                    xir_ir::diag::render(&path, &src, &d[..d.len().min(5)])
+                );
                 std::process::exit(1);
             }
         };
@@ -94,8 +100,22 @@ fn main() {
         drop((m, map, out));
     }
     let (p, q) = (median(parse_t), median(print_t));
-    println!("{path}: {n} instructions, {:.1} MB in, {:.1} MB out, {iters} iterations (median)", mb, out_len as f64 / 1e6);
-    println!("parse: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction", p, mb / p, p * 1e9 / n as f64);
-    println!("print: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction", q, out_len as f64 / 1e6 / q, q * 1e9 / n as f64);
+    println!(
+        "{path}: {n} instructions, {:.1} MB in, {:.1} MB out, {iters} iterations (median)",
+        mb,
+        out_len as f64 / 1e6
+    );
+    println!(
+        "parse: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction",
+        p,
+        mb / p,
+        p * 1e9 / n as f64
+    );
+    println!(
+        "print: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction",
+        q,
+        out_len as f64 / 1e6 / q,
+        q * 1e9 / n as f64
+    );
     println!("peak RSS {} bytes", peak_rss_bytes().unwrap_or(0));
 }
