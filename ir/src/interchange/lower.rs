@@ -503,6 +503,15 @@ impl<'m> Lower<'m> {
         if tag == InstTag::Call && !matches!(d.operands.first(), Some(Value::Func(_))) {
             return fail(format!("{}: call has no function callee", what()));
         }
+        if let WireOp::ResourceRead(o) = op
+            && o.index() >= crate::op::ResourceReadOp::CooperativeVectorDot.index()
+        {
+            return fail(format!(
+                "{}: resource read `{}` has no interchange v1 operand rule",
+                what(),
+                o.name()
+            ));
+        }
         if !op_matches_tag(tag, op) || !shape_ok(tag, op, operands.len(), aux.len(), payloads.len())
         {
             return fail(format!(
