@@ -164,7 +164,7 @@ pub struct Cli {
     #[arg(long, help_heading = "Debugging options")]
     pub print_after_all: bool,
 
-    /// Print the IR before these passes (names or labels, comma-separated)
+    /// Print the IR before these passes (names, labels or paths, comma-separated)
     #[arg(
         long,
         value_name = "PASSES",
@@ -173,7 +173,7 @@ pub struct Cli {
     )]
     pub print_before: Vec<String>,
 
-    /// Print the IR after these passes (names or labels, comma-separated)
+    /// Print the IR after these passes (names, labels or paths, comma-separated)
     #[arg(
         long,
         value_name = "PASSES",

@@ -175,7 +175,14 @@ fn main() {
     let mode = args.first().map_or("both", String::as_str);
     let insts: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100_000);
     let repeat: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
-    let size = generate(insts).inst_count();
+    let sample = generate(insts);
+    let problems = xir_ir::verify::verify_module(&sample, &Default::default(), None);
+    assert!(
+        problems.is_empty(),
+        "generated module is invalid: {problems:?}"
+    );
+    let size = sample.inst_count();
+    drop(sample);
     if mode != "both" {
         let (t, fp) = run(mode, insts);
         println!(
