@@ -42,3 +42,15 @@ fn smoke() {
         Err(d) => panic!("{}", xir_ir::diag::render("t.xir", EX, &d)),
     }
 }
+
+#[test]
+fn sizes() {
+    eprintln!(
+        "InstData {} InstKind {} Value {} BlockData {} Span {}",
+        std::mem::size_of::<xir_ir::InstData>(),
+        std::mem::size_of::<xir_ir::InstKind>(),
+        std::mem::size_of::<xir_ir::Value>(),
+        std::mem::size_of::<xir_ir::BlockData>(),
+        std::mem::size_of::<xir_ir::diag::Span>()
+    );
+}

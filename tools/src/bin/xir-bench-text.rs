@@ -54,6 +54,7 @@ fn main() {
             }
         };
         let parse_s = t.elapsed().as_secs_f64();
+        let after_parse = peak_rss_bytes().unwrap_or(0);
         let t = Instant::now();
         let out = print_module(&m, &PrintOptions::default());
         let print_s = t.elapsed().as_secs_f64();
@@ -72,6 +73,10 @@ fn main() {
             (read_s + parse_s + print_s) * 1e9 / n as f64,
             rss,
             rss as f64 / n as f64
+        );
+        println!(
+            "peak RSS after read+parse: {after_parse} bytes = {:.0} bytes/instruction",
+            after_parse as f64 / n as f64
         );
         return;
     }
