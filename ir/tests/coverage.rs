@@ -241,7 +241,11 @@ fn the_generator_covers_the_op_table() {
     };
     let mut seen = BTreeMap::new();
     for seed in 0..1000 {
-        collect(&generate_module(seed, &small), &format!("small seed {seed}"), &mut seen);
+        collect(
+            &generate_module(seed, &small),
+            &format!("small seed {seed}"),
+            &mut seen,
+        );
     }
     let small_gaps = missing(&seen);
     for seed in 0..50 {
