@@ -1,3 +1,5 @@
+//! The reference example (§1.8) parses.
+
 use xir_ir::text::parse_module;
 
 const EX: &str = r#"module;
@@ -41,16 +43,4 @@ fn smoke() {
         }
         Err(d) => panic!("{}", xir_ir::diag::render("t.xir", EX, &d)),
     }
-}
-
-#[test]
-fn sizes() {
-    eprintln!(
-        "InstData {} InstKind {} Value {} BlockData {} Span {}",
-        std::mem::size_of::<xir_ir::InstData>(),
-        std::mem::size_of::<xir_ir::InstKind>(),
-        std::mem::size_of::<xir_ir::Value>(),
-        std::mem::size_of::<xir_ir::BlockData>(),
-        std::mem::size_of::<xir_ir::diag::Span>()
-    );
 }

@@ -318,6 +318,8 @@ pub struct Progress {
     /// Nested blocks currently open (each one is a state lalrpop's error recovery
     /// searches, so recovery costs grow with it).
     pub open_blocks: Cell<usize>,
+    /// Set once enough errors were reported: the stream ends.
+    pub stop: Cell<bool>,
 }
 
 impl Progress {
@@ -331,6 +333,10 @@ impl Progress {
 /// Why a token stream stopped the whole parse.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fatal(pub Box<Diagnostic>);
+
+/// Deepest bracket nesting accepted: `MAX_NESTING_DEPTH` structured levels plus the
+/// brackets around them (the function body, a type or literal inside the innermost one).
+const MAX_BRACKET_DEPTH: usize = crate::MAX_NESTING_DEPTH + 8;
 
 /// Tokens skipped without parser progress before recovery is abandoned (only while many
 /// blocks are open, where lalrpop's recovery search is quadratic in their number).
@@ -444,7 +450,7 @@ impl<'s> Iterator for TokenStream<'s, '_> {
     type Item = Result<(usize, Tok<'s>, usize), Fatal>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
+        if self.done || self.progress.stop.get() {
             return None;
         }
         if self.name_state == 2 {
@@ -483,7 +489,7 @@ impl<'s> Iterator for TokenStream<'s, '_> {
         match tok {
             Tok::LBrace | Tok::LParen | Tok::LBracket | Tok::Lt => {
                 self.depth += 1;
-                if self.depth > crate::MAX_NESTING_DEPTH {
+                if self.depth > MAX_BRACKET_DEPTH {
                     let d = Diagnostic::error(
                         format!(
                             "nesting too deep (more than {} levels)",
