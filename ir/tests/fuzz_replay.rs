@@ -36,6 +36,23 @@ fn committed_fuzz_corpus_round_trips() {
     assert_eq!(forms.len(), 8, "the corpus must reach every print form: {forms:?}");
 }
 
+/// The first crash the fuzzer found: `generate_module` overflowed (`seed * 3`) for seeds
+/// above `usize::MAX / 3`.
+#[test]
+fn huge_seeds_generate_and_round_trip() {
+    for form in 0..8 {
+        let cfg = GenConfig {
+            max_depth: 2,
+            max_stmts: 3,
+            max_callables: 1,
+            recipes_per_module: 8,
+        };
+        for seed in [u64::MAX, u64::MAX / 3 + 1, 0x3031_676f_6c00_03ee] {
+            roundtrip_structured(&structured_bytes(seed, &cfg, form)).unwrap();
+        }
+    }
+}
+
 #[test]
 fn decoding_is_total_and_inverts_structured_bytes() {
     // The empty input and short inputs are valid cases.
