@@ -673,10 +673,7 @@ impl<'s> Ctx<'s> {
                 AutodiffIntrinsicOp::name,
             )
             .map(InstKind::AutodiffIntrinsic);
-        Body {
-            kind,
-            ops: ops,
-        }
+        Body { kind, ops: ops }
     }
 
     /// `cast static_cast|bitwise_cast %v`.

@@ -40,7 +40,13 @@ pub type Sp<'s> = (&'s str, Span);
 
 impl<'s> Ctx<'s> {
     /// `block_size(X, Y, Z)`.
-    pub fn block_size(&mut self, x: Sp<'s>, y: Sp<'s>, z: Sp<'s>, span: Span) -> (Option<Dims>, Span) {
+    pub fn block_size(
+        &mut self,
+        x: Sp<'s>,
+        y: Sp<'s>,
+        z: Sp<'s>,
+        span: Span,
+    ) -> (Option<Dims>, Span) {
         let mut d = [0u32; 3];
         let mut ok = true;
         for (k, w) in [x, y, z].into_iter().enumerate() {
