@@ -143,6 +143,7 @@ pub struct Cli {
         default_missing_value = "true",
         action = ArgAction::Set,
         hide_default_value = true,
+        hide_possible_values = true,
         help_heading = "Verification options"
     )]
     pub verify_each: bool,
@@ -167,7 +168,7 @@ pub struct Cli {
     #[arg(long, help_heading = "Debugging options")]
     pub print_after_all: bool,
 
-    /// Print the IR before these passes (names or labels, comma-separated)
+    /// Print the IR before these passes (names, labels or paths, comma-separated)
     #[arg(
         long,
         value_name = "PASSES",
@@ -176,7 +177,7 @@ pub struct Cli {
     )]
     pub print_before: Vec<String>,
 
-    /// Print the IR after these passes (names or labels, comma-separated)
+    /// Print the IR after these passes (names, labels or paths, comma-separated)
     #[arg(
         long,
         value_name = "PASSES",

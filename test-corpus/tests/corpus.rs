@@ -6,15 +6,50 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::OnceLock;
 use xir_test_corpus::bless::{self, Blessed};
+use xir_test_corpus::lit::commands::{CommandTable, ExitStatus, Io};
 use xir_test_corpus::lit::runner::Suite;
 use xir_test_corpus::timings;
+
+/// A test failure whose `Debug` is the transcript itself: datatest prints errors with
+/// `{:?}`, which would otherwise show one long escaped string.
+struct Failure(String);
+
+impl std::fmt::Debug for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Failure {}
 
 fn suite() -> &'static Suite {
     static SUITE: OnceLock<Suite> = OnceLock::new();
     SUITE.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        Suite::standard(root, timings::target_dir().join("corpus-tmp"))
+        let mut suite = Suite::standard(root, timings::target_dir().join("corpus-tmp"));
+        register_tools(&mut suite.table);
+        suite
     })
+}
+
+/// `xir-bisect` and `xir-reduce`, in-process (they run `xir-opt` in-process too).
+fn register_tools(table: &mut CommandTable) {
+    table.register("xir-bisect", |io: &mut Io<'_>| {
+        ExitStatus::code(xir_tools::bisect::cli::xir_bisect_main(
+            io.args, io.stdin, io.stdout, io.stderr,
+        ))
+    });
+    table.register("xir-reduce", |io: &mut Io<'_>| {
+        ExitStatus::code(xir_tools::reduce::cli::xir_reduce_main(
+            io.args, io.stdin, io.stdout, io.stderr,
+        ))
+    });
 }
 
 /// Prints past libtest's output capture (bless diffs must be seen even on success).
@@ -31,17 +66,17 @@ fn run_one(path: &Path) -> datatest_stable::Result<()> {
             Ok(Blessed::Updated(diff)) => show(&format!("blessed {name}:\n{diff}")),
             Ok(Blessed::SkippedXfail) => show(&format!("not blessing {name}: it is XFAIL\n")),
             Ok(_) => {}
-            Err(e) => return Err(format!("cannot bless {name}: {e}").into()),
+            Err(e) => return Err(Failure(format!("cannot bless {name}: {e}")).into()),
         }
     }
     let outcome = suite.run_file(&path);
     timings::record(&name, outcome.status.name(), outcome.elapsed);
     if outcome.status.is_failure() {
-        return Err(format!(
+        return Err(Failure(format!(
             "{}: {name}\n{}\n(re-run: cargo test -p xir-test-corpus --test corpus -- {name})",
             outcome.status.name(),
             outcome.log
-        )
+        ))
         .into());
     }
     Ok(())

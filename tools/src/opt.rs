@@ -7,10 +7,11 @@
 //!   logs one line per invocation on standard error:
 //!   `BISECT: running pass (I) PATH`, `BISECT: running pass (I) PATH (required)` or
 //!   `BISECT: NOT running pass (I) PATH`.
-//! * exit status 0 on success, 2 for an internal error (a crash: a caught panic), and
-//!   non-zero otherwise; a refusal and a verifier failure are told apart by the status
-//!   when the driver gives them their own (see [`FailureClass::from_output`]) and by the
-//!   message otherwise.
+//! * exit status 0 on success, 2 for an internal error (a crash: a caught panic, also
+//!   inside a pass), 3 when a pass left invalid IR behind (the verifier under
+//!   `--verify-each`), 1 for everything else; a refusal of an `abort-on-refusal` entry
+//!   is told apart from other status-1 failures by its `refused:` message (see
+//!   [`FailureClass::from_output`]).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -165,8 +166,11 @@ pub enum FailureClass {
     Error,
 }
 
-/// `xir-opt`'s status for an internal error (a caught panic).
+/// `xir-opt`'s status for an internal error (a caught panic, including a pass that
+/// panicked).
 pub const OPT_EXIT_CRASH: i32 = 2;
+/// `xir-opt`'s status when a pass left invalid IR behind (`--verify-each`).
+pub const OPT_EXIT_INVALID_IR: i32 = 3;
 
 impl FailureClass {
     /// Classifies a run from its status and, for the failures that share status 1, its
@@ -183,6 +187,9 @@ impl FailureClass {
         }
         if code == OPT_EXIT_CRASH || code >= 128 || err.contains(" panicked") {
             return FailureClass::Crash;
+        }
+        if code == OPT_EXIT_INVALID_IR {
+            return FailureClass::Verifier;
         }
         // Only the error lines count: warnings about refusals that did not abort the run
         // are not the reason it failed.

@@ -30,6 +30,8 @@ pub struct Edit {
     pub limit: Option<i64>,
     /// Replace the pipeline by `--passes=TEXT`.
     pub passes: Option<String>,
+    /// Append these arguments.
+    pub extra: Vec<String>,
 }
 
 impl Edit {
@@ -41,14 +43,14 @@ impl Edit {
     pub fn limit(n: i64) -> Edit {
         Edit {
             limit: Some(n),
-            passes: None,
+            ..Edit::default()
         }
     }
     /// Only a new pipeline.
     pub fn passes(text: &str) -> Edit {
         Edit {
-            limit: None,
             passes: Some(text.to_string()),
+            ..Edit::default()
         }
     }
     /// `args` with this edit applied.
@@ -57,10 +59,11 @@ impl Edit {
         if let Some(p) = &self.passes {
             a = with_passes(&a, p);
         }
-        match self.limit {
-            Some(n) => with_limit(&a, n),
-            None => a,
+        if let Some(n) = self.limit {
+            a = with_limit(&a, n);
         }
+        a.extend(self.extra.iter().cloned());
+        a
     }
 }
 
@@ -291,7 +294,8 @@ pub(crate) mod tests {
         assert_eq!(
             Edit {
                 limit: Some(3),
-                passes: Some("c".into())
+                passes: Some("c".into()),
+                extra: vec![],
             }
             .apply(&base),
             a(&["--verify-each", "--passes=c", "--bisect-limit=3"])
@@ -328,6 +332,29 @@ pub(crate) mod tests {
         assert!(p.eval(&Fake, b"hello\n", &a(&["crash"])).unwrap().bad);
         let missing = Predicate::Check {
             file: dir.join("none"),
+            args: vec![],
+        };
+        assert!(missing.eval(&Fake, b"x", &[]).is_err());
+    }
+
+    #[test]
+    fn spirv_val_convention() {
+        // A stand-in validator: accepts a module containing "valid".
+        let p = Predicate::SpirvVal {
+            program: "sh".into(),
+            args: a(&[
+                "-c",
+                "grep -q valid \"$0\" || { echo 'error: invalid' >&2; exit 1; }",
+            ]),
+        };
+        assert!(!p.eval(&Fake, b"valid module", &[]).unwrap().bad);
+        let v = p.eval(&Fake, b"broken module", &[]).unwrap();
+        assert!(v.bad && v.detail.contains("error: invalid"), "{}", v.detail);
+        // xir-opt failing is bad without running the validator.
+        assert!(p.eval(&Fake, b"valid", &a(&["crash"])).unwrap().bad);
+        // A missing validator cannot decide.
+        let missing = Predicate::SpirvVal {
+            program: "/nonexistent/spirv-val".into(),
             args: vec![],
         };
         assert!(missing.eval(&Fake, b"x", &[]).is_err());

@@ -21,6 +21,9 @@ use crate::value::{ArgId, BlockId, ConstId, FuncId, SpecialRegister, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
+/// Errors reported before the parser gives up.
+pub const MAX_ERRORS: usize = 100;
+
 /// First block-id value used to encode a not-yet-typed undefined value in an operand.
 pub(crate) const UNDEF_PLACEHOLDER_BASE: u32 = 0x8000_0000;
 /// Block id used for operands whose parse failed (never indexed).
@@ -210,6 +213,9 @@ impl Body {
     }
 }
 
+/// Arguments of one generic type.
+pub type TArgList<'s> = smallvec::SmallVec<[super::tyres::TArg<'s>; 3]>;
+
 /// What statement the parser is in (for "expected ';' after …" messages).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Stmt {
@@ -335,6 +341,16 @@ pub struct Ctx<'s> {
     pub suppress_until: usize,
     /// Case labels of the switch being built (consumed by `finish_inst`).
     pub pending_labels: Option<Vec<(i128, Span)>>,
+    /// The body of the instruction being built (set by the `Body` action).
+    pub body: Option<Body>,
+    /// Operand list being accumulated.
+    pub ops: smallvec::SmallVec<[Value; 3]>,
+    /// Phi incoming blocks being accumulated.
+    pub phi_blocks: Vec<BlockId>,
+    /// Generic type arguments being accumulated (a stack: types nest).
+    pub targs: Vec<super::tyres::TArg<'s>>,
+    /// Interned scalar types by kind (fast path for type names).
+    pub scalar_cache: [Option<Type>; 16],
     /// `special` declarations seen (register, span).
     pub special_decls: Vec<(SpecialRegister, Span)>,
     /// Switches whose labels are canonicalised at the end of the module.
@@ -369,6 +385,11 @@ impl<'s> Ctx<'s> {
             pending_labels: None,
             switch_fixes: Vec::new(),
             special_decls: Vec::new(),
+            body: None,
+            ops: smallvec::SmallVec::new(),
+            phi_blocks: Vec::new(),
+            targs: Vec::new(),
+            scalar_cache: [None; 16],
         }
     }
 
@@ -380,11 +401,15 @@ impl<'s> Ctx<'s> {
 
     /// Reports an error.
     pub fn error(&mut self, msg: impl Into<String>, span: Span) {
-        self.diags.push(Diagnostic::error(msg, Some(span)));
+        self.push(Diagnostic::error(msg, Some(span)));
     }
 
-    /// Reports a prepared diagnostic.
+    /// Reports a prepared diagnostic (parsing stops after [`MAX_ERRORS`]).
     pub fn push(&mut self, d: Diagnostic) {
+        if self.diags.len() >= MAX_ERRORS {
+            self.progress.stop.set(true);
+            return;
+        }
         self.diags.push(d);
     }
 

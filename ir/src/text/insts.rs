@@ -12,20 +12,14 @@ use crate::inst::{
 };
 use crate::metadata::MetadataList;
 use crate::op::*;
-use crate::value::{BlockId, Value};
+use crate::value::Value;
 use smallvec::SmallVec;
 
 /// Operand list.
 pub type Ops = SmallVec<[Value; 3]>;
 
-/// Incoming values and blocks of a `phi`.
-#[derive(Default)]
-pub struct PhiIncs {
-    /// Values.
-    pub vals: Ops,
-    /// Blocks.
-    pub blocks: Vec<BlockId>,
-}
+/// A kernel block size.
+pub type Dims = [u32; 3];
 
 /// Exports and extension groups after `coro_suspend … %frame`.
 #[derive(Default)]
@@ -51,13 +45,8 @@ pub type Case<'s> = (Sp<'s>, BArg);
 
 impl<'s> Ctx<'s> {
     /// The `;` of an instruction: builds it and places it in the current block.
-    pub fn finish_inst(
-        &mut self,
-        md: Option<MetadataList>,
-        head: Head<'s>,
-        body: Body,
-        end: usize,
-    ) {
+    pub fn finish_inst(&mut self, md: Option<MetadataList>, head: Head<'s>, end: usize) {
+        let body = self.body.take().unwrap_or_else(Body::err);
         self.stmt = Stmt::None;
         let span = Span::new(head.id_span.start as usize, end);
         let ty = match head.ty {
@@ -452,17 +441,61 @@ impl<'s> Ctx<'s> {
         Body::new(kind, frame)
     }
 
-    /// One `(%v, %b)` of a phi.
-    pub fn phi_inc(&mut self, mut incs: PhiIncs, v: Value, b: BArg) -> PhiIncs {
+    /// One `(%v, %b)` of a phi (values go to `ops`, blocks to `phi_blocks`).
+    pub fn phi_inc(&mut self, v: Value, b: BArg) {
         match b.block {
             Some(blk) => {
-                incs.vals.push(v);
-                incs.blocks.push(blk);
+                self.ops.push(v);
+                self.phi_blocks.push(blk);
             }
             None if b.ok => self.error("phi incoming block cannot be null", b.span),
             None => {}
         }
-        incs
+    }
+
+    /// `phi (…), (…)` from the accumulated incomings.
+    pub fn b_phi(&mut self) -> Body {
+        let blocks = std::mem::take(&mut self.phi_blocks);
+        Body {
+            kind: Some(InstKind::Phi { blocks }),
+            ops: std::mem::take(&mut self.ops),
+        }
+    }
+
+    /// Starts an operand list.
+    #[inline]
+    pub fn ops_first(&mut self, v: Value) {
+        self.ops.clear();
+        self.ops.push(v);
+    }
+
+    /// The accumulated operand list (or none).
+    #[inline]
+    fn take_ops(&mut self, has: bool) -> Ops {
+        if has {
+            std::mem::take(&mut self.ops)
+        } else {
+            Ops::new()
+        }
+    }
+
+    /// An instruction whose operands are exactly the operand list.
+    pub fn b_ops(&mut self, kind: InstKind, has: bool) -> Body {
+        Body {
+            kind: Some(kind),
+            ops: self.take_ops(has),
+        }
+    }
+
+    /// `lead` operands followed by the accumulated tail (`call`, `ray_query_pipeline`).
+    pub fn b_lead_ops(&mut self, kind: InstKind, lead: &[Value]) -> Body {
+        let mut ops = Ops::with_capacity(lead.len() + self.ops.len());
+        ops.extend_from_slice(lead);
+        ops.extend_from_slice(&self.ops);
+        Body {
+            kind: Some(kind),
+            ops,
+        }
     }
 
     /// `alloca local|shared`.
@@ -480,7 +513,8 @@ impl<'s> Ctx<'s> {
     }
 
     /// `atomic OP ops`.
-    pub fn b_atomic(&mut self, w: Sp<'s>, ops: Ops) -> Body {
+    pub fn b_atomic(&mut self, w: Sp<'s>) -> Body {
+        let ops = self.take_ops(true);
         match self.op(
             "atomic",
             w,
@@ -494,7 +528,8 @@ impl<'s> Ctx<'s> {
     }
 
     /// `arithmetic OP ops`.
-    pub fn b_arith(&mut self, w: Sp<'s>, ops: Option<Ops>) -> Body {
+    pub fn b_arith(&mut self, w: Sp<'s>, has: bool) -> Body {
+        let ops = self.take_ops(has);
         match self.op(
             "arithmetic",
             w,
@@ -504,14 +539,15 @@ impl<'s> Ctx<'s> {
         ) {
             Some(op) => Body {
                 kind: Some(InstKind::Arithmetic(op)),
-                ops: ops.unwrap_or_default(),
+                ops: ops,
             },
             None => Body::err(),
         }
     }
 
     /// `thread_group OP ops`.
-    pub fn b_thread_group(&mut self, w: Sp<'s>, ops: Option<Ops>) -> Body {
+    pub fn b_thread_group(&mut self, w: Sp<'s>, has: bool) -> Body {
+        let ops = self.take_ops(has);
         match self.op(
             "thread group",
             w,
@@ -519,7 +555,7 @@ impl<'s> Ctx<'s> {
             ThreadGroupOp::ALL,
             ThreadGroupOp::name,
         ) {
-            Some(op) => Body::new(InstKind::ThreadGroup(op), ops.unwrap_or_default()),
+            Some(op) => Body::new(InstKind::ThreadGroup(op), ops),
             None => Body::err(),
         }
     }
@@ -565,9 +601,9 @@ impl<'s> Ctx<'s> {
         which: u8,
         w: Sp<'s>,
         attr: Option<Vec<Sp<'s>>>,
-        ops: Option<Ops>,
+        has: bool,
     ) -> Body {
-        let ops = ops.unwrap_or_default();
+        let ops = self.take_ops(has);
         let kind = match which {
             0 => self
                 .op(
@@ -601,7 +637,8 @@ impl<'s> Ctx<'s> {
     }
 
     /// `ray_query_object_read|write OP ops`.
-    pub fn b_rq_object(&mut self, write: bool, w: Sp<'s>, ops: Ops) -> Body {
+    pub fn b_rq_object(&mut self, write: bool, w: Sp<'s>) -> Body {
+        let ops = self.take_ops(true);
         let kind = if write {
             self.op(
                 "ray query write",
@@ -625,7 +662,8 @@ impl<'s> Ctx<'s> {
     }
 
     /// `@autodiff_op ops`.
-    pub fn b_autodiff_intrinsic(&mut self, w: Sp<'s>, ops: Option<Ops>) -> Body {
+    pub fn b_autodiff_intrinsic(&mut self, w: Sp<'s>, has: bool) -> Body {
+        let ops = self.take_ops(has);
         let kind = self
             .op(
                 "autodiff",
@@ -635,10 +673,7 @@ impl<'s> Ctx<'s> {
                 AutodiffIntrinsicOp::name,
             )
             .map(InstKind::AutodiffIntrinsic);
-        Body {
-            kind,
-            ops: ops.unwrap_or_default(),
-        }
+        Body { kind, ops: ops }
     }
 
     /// `cast static_cast|bitwise_cast %v`.
@@ -650,15 +685,17 @@ impl<'s> Ctx<'s> {
     }
 
     /// `print "fmt" ops`.
-    pub fn b_print(&mut self, fmt: Sp<'s>, ops: Option<Ops>) -> Body {
+    pub fn b_print(&mut self, fmt: Sp<'s>, has: bool) -> Body {
+        let ops = self.take_ops(has);
         match self.unescape(fmt) {
-            Some(format) => Body::new(InstKind::Print { format }, ops.unwrap_or_default()),
+            Some(format) => Body::new(InstKind::Print { format }, ops),
             None => Body::err(),
         }
     }
 
     /// `debug_break [callback(0xHEX)] ops`.
-    pub fn b_debug_break(&mut self, cb: Option<Sp<'s>>, ops: Option<Ops>) -> Body {
+    pub fn b_debug_break(&mut self, cb: Option<Sp<'s>>, has: bool) -> Body {
+        let ops = self.take_ops(has);
         let callback = match cb {
             None => None,
             Some((t, span)) => {
@@ -675,7 +712,7 @@ impl<'s> Ctx<'s> {
                 v
             }
         };
-        Body::new(InstKind::DebugBreak { callback }, ops.unwrap_or_default())
+        Body::new(InstKind::DebugBreak { callback }, ops)
     }
 
     /// `assert|assume ["msg"] %c`.

@@ -33,6 +33,30 @@ impl TArg<'_> {
     }
 }
 
+/// `ScalarKind::from_text_name` as one `match` (the hot path of type names).
+fn scalar_kind(s: &str) -> Option<ScalarKind> {
+    use ScalarKind as K;
+    Some(match s {
+        "f32" => K::F32,
+        "u32" => K::U32,
+        "i32" => K::I32,
+        "bool" => K::Bool,
+        "f16" => K::F16,
+        "f64" => K::F64,
+        "u64" => K::U64,
+        "i64" => K::I64,
+        "u8" => K::U8,
+        "i8" => K::I8,
+        "u16" => K::U16,
+        "i16" => K::I16,
+        "f8e4m3" => K::F8E4M3,
+        "f8e5m2" => K::F8E5M2,
+        "i4" => K::I4,
+        "f4e2m1" => K::F4E2M1,
+        _ => return None,
+    })
+}
+
 const BUILTINS: &[&str] = &[
     "void",
     "bindless_array",
@@ -129,8 +153,15 @@ impl<'s> Ctx<'s> {
         if name == "void" {
             return Ty::Void;
         }
-        if let Some(k) = ScalarKind::from_text_name(name) {
-            return self.scalar(k, span);
+        if let Some(k) = scalar_kind(name) {
+            if let Some(t) = self.scalar_cache[k as usize] {
+                return Ty::T(t);
+            }
+            let t = self.scalar(k, span);
+            if let Ty::T(t) = t {
+                self.scalar_cache[k as usize] = Some(t);
+            }
+            return t;
         }
         match name {
             "bindless_array" => {
@@ -242,7 +273,10 @@ impl<'s> Ctx<'s> {
     }
 
     /// `name<args>`.
-    pub fn generic_type(&mut self, n: Sp<'s>, args: &[TArg<'s>], span: Span) -> Ty {
+    pub fn generic_type(&mut self, n: Sp<'s>, count: u32, span: Span) -> Ty {
+        let at = self.targs.len().saturating_sub(count as usize);
+        let args: super::ctx::TArgList<'s> = self.targs.drain(at..).collect();
+        let args = &args[..];
         let (name, nspan) = n;
         let want = |k: usize| -> Option<()> { (args.len() == k).then_some(()) };
         let arity = match name {
@@ -369,6 +403,3 @@ impl<'s> Ctx<'s> {
         }
     }
 }
-
-/// Arguments of a generic type.
-pub type TArgList<'s> = smallvec::SmallVec<[TArg<'s>; 3]>;

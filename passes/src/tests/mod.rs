@@ -7,6 +7,7 @@ mod fuzz;
 mod mem2reg;
 mod phi_cleanup;
 mod reg2mem;
+mod schema;
 mod simplify_cfg;
 
 use crate::pass::{Pass, PassContext, PassRun};

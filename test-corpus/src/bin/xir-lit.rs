@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use xir_test_corpus::lit::commands::ExternalCommand;
 use xir_test_corpus::lit::runner::{Status, Suite};
 
 fn collect(p: &Path, out: &mut Vec<PathBuf>) {
@@ -31,6 +32,10 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
+    // Tools run in-process report panics through their own status and transcript
+    // (`xir-opt: internal error: …`); the default hook would also spray every panic
+    // and backtrace over the terminal, unattributed.
+    std::panic::set_hook(Box::new(|_| {}));
     let mut jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut verbose = false;
     let mut all_logs = false;
@@ -64,10 +69,23 @@ fn main() {
     } else {
         PathBuf::from(".")
     };
-    let suite = Suite::standard(
+    let mut suite = Suite::standard(
         std::path::absolute(&suite_root).unwrap_or(suite_root),
         xir_test_corpus::timings::target_dir().join("xir-lit-tmp"),
     );
+    // xir-bisect and xir-reduce live in xir-tools, which depends on this crate; run the
+    // built binaries next to this one (the corpus test links them in-process instead).
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        for tool in ["xir-bisect", "xir-reduce"] {
+            let program = dir.join(tool);
+            if program.exists() {
+                suite.table.register(tool, ExternalCommand { program });
+            }
+        }
+    }
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::new());
     std::thread::scope(|s| {

@@ -5,6 +5,9 @@ use xir_tools::bisect::cli::{needs_stdin, xir_bisect_main};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // xir-opt runs in this process; a pass that panics is reported by xir-opt itself
+    // (status 2 and its message), so the default hook's backtrace would only be noise.
+    std::panic::set_hook(Box::new(|_| {}));
     let mut stdin = Vec::new();
     if needs_stdin(&args) {
         let _ = std::io::stdin().read_to_end(&mut stdin);

@@ -143,7 +143,33 @@ pub fn xir_bisect_main(
     };
     let runner = runner_from(cli.xir_opt.as_deref(), Some(xir_driver::xir_opt_main));
     crate::catch_internal("xir-bisect", stderr, |stderr| {
-        run(&cli, stdin, stdout, stderr, runner)
+        let code = run(&cli, stdin, stdout, stderr, runner);
+        if let Some(m) = status_meaning(code, cli.minimize_pipeline) {
+            let _ = writeln!(stdout, "xir-bisect: exit status {code} ({m})");
+        }
+        code
+    })
+}
+
+/// What an exit status means, for the last report line (`None` for usage and internal
+/// errors, which are reported on standard error).
+pub fn status_meaning(code: i32, minimize: bool) -> Option<&'static str> {
+    Some(match (code, minimize) {
+        (exit::FOUND_WRONG_OUTPUT, false) => "found: wrong output",
+        (exit::FOUND_CRASH, false) => "found: crash",
+        (exit::FOUND_REFUSAL, false) => "found: refusal",
+        (exit::FOUND_VERIFIER, false) => "found: verifier failure",
+        (exit::FOUND_OTHER, false) => "found: other xir-opt failure",
+        (exit::FOUND_WRONG_OUTPUT, true) => "minimized: wrong output",
+        (exit::FOUND_CRASH, true) => "minimized: crash",
+        (exit::FOUND_REFUSAL, true) => "minimized: refusal",
+        (exit::FOUND_VERIFIER, true) => "minimized: verifier failure",
+        (exit::FOUND_OTHER, true) => "minimized: other xir-opt failure",
+        (exit::BAD_AT_ZERO, _) => "not bisectable: bad with no invocation",
+        (exit::GOOD_AT_END, _) => "not bisectable: good with every invocation",
+        (exit::UNDECIDED, _) => "undecided",
+        (exit::TEST_MISMATCH, _) => "the regression test does not reproduce",
+        _ => return None,
     })
 }
 
@@ -325,7 +351,7 @@ fn verify_test(text: &str, oracle: &dyn Oracle, p: &Predicate, index: u64) -> Re
         predicate: regress::self_predicate(p, &f),
         args: oracle.opt_args(),
     };
-    let ir = crate::util::strip_directives(text);
+    let ir = regress::module_text(text);
     let bad = own
         .eval(ir.as_bytes(), &Edit::limit(index as i64))
         .map_err(|e| e.to_string())?;

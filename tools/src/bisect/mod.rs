@@ -32,8 +32,11 @@ pub struct Bisection {
     pub steps: Vec<(Step, FailureClass)>,
     /// The search's answer.
     pub result: SearchResult,
-    /// Verdicts by limit (`u64::MAX` = the full run).
+    /// Verdicts by limit.
     pub verdicts: BTreeMap<u64, Verdict>,
+    /// The culprit's own change as `xir-opt --print-changed` shows it (stable ids), when
+    /// it changed the IR.
+    pub pass_diff: Option<String>,
 }
 
 impl Bisection {
@@ -61,6 +64,15 @@ impl Bisection {
 pub fn bisect(oracle: &dyn Oracle, input: &[u8]) -> Result<Bisection, Undecided> {
     let full = oracle.eval(input, &Edit::limit(-1))?;
     let invocations = parse_bisect_log(&full.opt.stderr_text());
+    if invocations.is_empty() && full.class == FailureClass::Error {
+        // No pass ran and xir-opt failed: a bad flag, an unreadable or invalid input,
+        // or an xir-opt without --bisect-limit. Nothing here can be bisected.
+        return Err(Undecided(format!(
+            "xir-opt failed before running any pass (status {}):\n{}",
+            full.opt.code,
+            full.opt.stderr_text().trim_end()
+        )));
+    }
     let total = invocations.iter().map(|l| l.index).max().unwrap_or(0);
     let mut verdicts: BTreeMap<u64, Verdict> = BTreeMap::new();
     let mut classes: BTreeMap<u64, FailureClass> = BTreeMap::new();
@@ -86,13 +98,46 @@ pub fn bisect(oracle: &dyn Oracle, input: &[u8]) -> Result<Bisection, Undecided>
             (s, c)
         })
         .collect();
+    let pass_diff = match result {
+        SearchResult::Found { first_bad } => {
+            let edit = Edit {
+                limit: Some(first_bad as i64),
+                passes: None,
+                extra: vec!["--print-changed".into(), "--color=never".into()],
+            };
+            oracle
+                .eval(input, &edit)
+                .ok()
+                .and_then(|v| changed_dump(&v.opt.stderr_text(), first_bad))
+        }
+        _ => None,
+    };
     Ok(Bisection {
         total,
         invocations,
         steps,
         result,
         verdicts,
+        pass_diff,
     })
+}
+
+/// The diff `--print-changed` printed for invocation `index`: the unified-diff lines
+/// after its `// -----// IR Dump Changed By … #INDEX //----- //` banner.
+pub fn changed_dump(stderr: &str, index: u64) -> Option<String> {
+    let tag = format!(" #{index} //----- //");
+    let mut lines = stderr.lines();
+    lines.find(|l| l.starts_with("// -----// IR Dump") && l.ends_with(&tag))?;
+    let mut out = String::new();
+    for l in lines {
+        let diff_line = l.is_empty() || l.starts_with([' ', '+', '-', '@', '\\']);
+        if !diff_line || l.starts_with("// -----//") {
+            break;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    (!out.trim().is_empty()).then_some(out)
 }
 
 /// What the report includes.
@@ -167,7 +212,7 @@ pub fn render_report(b: &Bisection, oracle: &dyn Oracle, opts: ReportOptions) ->
             let after = if bad.class == FailureClass::Success {
                 bad.opt.stdout_text()
             } else {
-                bad.opt.stderr_text()
+                without_bisect_lines(&bad.opt.stderr_text())
             };
             if opts.full_ir {
                 let _ = writeln!(
@@ -184,7 +229,13 @@ pub fn render_report(b: &Bisection, oracle: &dyn Oracle, opts: ReportOptions) ->
                 let _ = writeln!(s, "=== {what} ({first_bad}) [--bisect-limit={first_bad}]");
                 s.push_str(&after);
             }
-            if bad.class == FailureClass::Success {
+            if let Some(d) = &b.pass_diff {
+                let _ = writeln!(
+                    s,
+                    "=== diff of ({first_bad}) (xir-opt --print-changed, stable ids)"
+                );
+                s.push_str(d);
+            } else if bad.class == FailureClass::Success {
                 let _ = writeln!(s, "=== diff");
                 s.push_str(&unified_diff(
                     &before,
@@ -198,23 +249,46 @@ pub fn render_report(b: &Bisection, oracle: &dyn Oracle, opts: ReportOptions) ->
     s
 }
 
+fn without_bisect_lines(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with("BISECT:"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The part of a predicate's explanation worth showing: for a corpus test, the
+/// transcript from the last command it ran (the one that failed), else all of it.
+fn short_detail(detail: &str) -> String {
+    let lines: Vec<&str> = detail.lines().collect();
+    let from = lines.iter().rposition(|l| l.starts_with("$ ")).unwrap_or(0);
+    lines[from..]
+        .iter()
+        .filter(|l| !l.contains("BISECT:"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 fn push_detail(s: &mut String, v: &Verdict) {
     let detail = if v.class == FailureClass::Success {
-        v.detail.clone()
+        short_detail(&v.detail)
     } else {
-        v.opt
-            .stderr_text()
-            .lines()
-            .filter(|l| !l.starts_with("BISECT:"))
-            .collect::<Vec<_>>()
-            .join("\n")
+        without_bisect_lines(&v.opt.stderr_text())
     };
     let detail = detail.trim_end();
     if detail.is_empty() {
         return;
     }
-    for line in detail.lines().take(40) {
-        let _ = writeln!(s, "  | {line}");
+    // FileCheck's input dump repeats the output shown below; stop before it.
+    let lines: Vec<&str> = detail
+        .lines()
+        .take_while(|l| !l.contains("Input file: ") && !l.contains("-dump-input=help"))
+        .collect();
+    const MAX: usize = 24;
+    for line in lines.iter().take(MAX) {
+        let _ = writeln!(s, "  | {}", line.trim_end());
+    }
+    if lines.len() > MAX {
+        let _ = writeln!(s, "  | ... ({} more lines)", lines.len() - MAX);
     }
 }
 

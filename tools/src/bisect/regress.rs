@@ -170,8 +170,35 @@ pub fn render(spec: &TestSpec<'_>) -> Result<String, String> {
         }
     }
     s.push('\n');
-    s.push_str(&strip_directives(spec.input));
+    s.push_str(&module_text(spec.input));
     Ok(s)
+}
+
+/// The module part of an input: directive lines dropped, then the leading comment
+/// block (it described the old test), and runs of blank lines squeezed to one.
+pub fn module_text(input: &str) -> String {
+    let stripped = strip_directives(input);
+    let mut out = String::new();
+    let mut started = false;
+    let mut blank = false;
+    for l in stripped.lines() {
+        let t = l.trim();
+        if !started && (t.is_empty() || t.starts_with("//")) {
+            continue;
+        }
+        started = true;
+        if t.is_empty() {
+            if blank {
+                continue;
+            }
+            blank = true;
+        } else {
+            blank = false;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
 }
 
 /// The predicate the written test stands for when run on its own file: for a check
@@ -219,6 +246,16 @@ mod tests {
         assert_eq!(
             renamed_checks(t, &a(&["EXPECT"])),
             ["// CHECK-LABEL: kernel", "// CHECK-NOT: phi"]
+        );
+    }
+
+    #[test]
+    fn keeps_only_the_module() {
+        assert_eq!(
+            module_text(
+                "// About the old test.\n// RUN: x\n\n// CHECK: y\n\nmodule;\n\n\n// kept\nconst %c: i32 = 1i32;\n"
+            ),
+            "module;\n\n// kept\nconst %c: i32 = 1i32;\n"
         );
     }
 

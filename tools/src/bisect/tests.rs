@@ -229,3 +229,45 @@ fn cli_usage_and_help() {
     assert_eq!(code, crate::exit::USAGE);
     assert!(err.contains("cannot read"));
 }
+
+#[test]
+fn extracts_the_print_changed_dump() {
+    let log = "BISECT: running pass (3) p/a\n\
+               // -----// IR Dump Changed By a (p/a) #3 //----- //\n--- before\n+++ after\n-x\n+y\n\
+               BISECT: running pass (4) p/b\n\
+               // -----// IR Dump Changed By b (p/b) #4 //----- //\n-y\n+z\n";
+    assert_eq!(
+        changed_dump(log, 3).as_deref(),
+        Some("--- before\n+++ after\n-x\n+y\n")
+    );
+    assert_eq!(changed_dump(log, 4).as_deref(), Some("-y\n+z\n"));
+    assert_eq!(changed_dump(log, 5), None);
+    assert_eq!(changed_dump(log, 33), None);
+}
+
+#[test]
+fn an_xir_opt_that_fails_before_any_pass_is_undecided() {
+    struct Broken;
+    impl OptRunner for Broken {
+        fn run(&self, _: &[String], _: &[u8]) -> OptOutput {
+            OptOutput {
+                code: 1,
+                stdout: Vec::new(),
+                stderr: b"error: unexpected argument '--bisect-limit'\n".to_vec(),
+            }
+        }
+        fn describe(&self) -> String {
+            "broken".into()
+        }
+    }
+    let oracle = PredicateOracle {
+        runner: &Broken,
+        predicate: Predicate::Failure,
+        args: vec![],
+    };
+    let e = bisect(&oracle, b"").unwrap_err();
+    assert!(
+        e.0.contains("before running any pass") && e.0.contains("--bisect-limit"),
+        "{e}"
+    );
+}

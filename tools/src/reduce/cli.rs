@@ -102,6 +102,10 @@ pub struct ReduceCli {
     /// Run this xir-opt executable instead of the built-in driver
     #[arg(long, value_name = "PATH", help_heading = "Reduction")]
     pub xir_opt: Option<PathBuf>,
+
+    /// Log every candidate (what was tried, and why it was kept or not) on stderr
+    #[arg(short, long, help_heading = "Reduction")]
+    pub verbose: bool,
 }
 
 /// Whether a run with these arguments reads standard input.
@@ -207,7 +211,13 @@ fn run(
         Some(h) => test(&format!("{h}{t}")),
         None => test(t),
     };
-    let mut reducer = match Reducer::new(module, &codec, &mut wrapped, opts) {
+    let mut verbose_log = Vec::new();
+    let mut logger = |l: &str| verbose_log.push(l.to_string());
+    let reducer = match Reducer::new(module, &codec, &mut wrapped, opts) {
+        Ok(r) if cli.verbose => Ok(r.with_log(&mut logger)),
+        other => other,
+    };
+    let mut reducer = match reducer {
         Ok(r) => r,
         Err(e) => {
             let _ = writeln!(stderr, "xir-reduce: {e}");
@@ -236,6 +246,9 @@ fn run(
             return exit::UNDECIDED;
         }
     };
+    for l in &verbose_log {
+        let _ = writeln!(stderr, "xir-reduce: {l}");
+    }
     let out = match &header {
         Some(h) => format!("{h}{}", red.text),
         None => red.text.clone(),

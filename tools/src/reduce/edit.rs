@@ -10,9 +10,11 @@ use xir_ir::{
     ArgId, BlockId, ConstId, FuncId, Function, InstId, Module, SecondaryMap, Type, Value,
 };
 
-/// An undefined value of `ty`.
+/// An undefined value of `ty` (revived if an earlier edit retired it).
 pub fn undef(m: &mut Module, ty: Type) -> Value {
-    Value::Undef(m.undef(ty))
+    let u = m.undef(ty);
+    m.undefs[u].live = true;
+    Value::Undef(u)
 }
 
 /// A zero constant of `ty`, for plain data types (scalars, vectors, matrices, arrays,
@@ -271,22 +273,6 @@ pub fn arg_used(f: &Function, a: ArgId) -> bool {
         .any(|i| f.insts[i].operands.contains(&Value::Arg(a)))
 }
 
-/// Constants no placed instruction uses.
-pub fn unused_constants(m: &Module) -> Vec<ConstId> {
-    let mut used: SecondaryMap<ConstId, bool> = SecondaryMap::with_default(false);
-    for &f in &m.func_order {
-        let fun = m.func(f);
-        for i in fun.placed_insts() {
-            for v in &fun.insts[i].operands {
-                if let Value::Const(c) = v {
-                    used[*c] = true;
-                }
-            }
-        }
-    }
-    m.live_constants().filter(|c| !used[*c]).collect()
-}
-
 /// Replaces every direct use of type `from` (results, arguments, returns, constants,
 /// undefined values) by `to`; constants are cut or zero-extended to the new size.
 pub fn substitute_type(m: &mut Module, from: Type, to: Type) {
@@ -401,4 +387,122 @@ fn long_arrays_in(m: &Module, f: FuncId) -> Vec<Type> {
     out.dedup();
     out.retain(|t| matches!(m.types.get(*t), TypeData::Array { len, .. } if *len > 1));
     out
+}
+
+/// Module-level values no placed instruction uses: constants, undefined values and
+/// special registers.
+pub fn unused_globals(
+    m: &Module,
+) -> (
+    Vec<ConstId>,
+    Vec<xir_ir::UndefId>,
+    Vec<xir_ir::SpecialRegister>,
+) {
+    let mut consts: SecondaryMap<ConstId, bool> = SecondaryMap::with_default(false);
+    let mut undefs: SecondaryMap<xir_ir::UndefId, bool> = SecondaryMap::with_default(false);
+    let mut specials = Vec::new();
+    for &f in &m.func_order {
+        let fun = m.func(f);
+        for i in fun.placed_insts() {
+            for v in &fun.insts[i].operands {
+                match v {
+                    Value::Const(c) => consts[*c] = true,
+                    Value::Undef(u) => undefs[*u] = true,
+                    Value::Special(r) => specials.push(*r),
+                    _ => {}
+                }
+            }
+        }
+    }
+    (
+        m.live_constants().filter(|c| !consts[*c]).collect(),
+        m.live_undefs().filter(|u| !undefs[*u]).collect(),
+        m.special_registers
+            .iter()
+            .map(|(r, _)| *r)
+            .filter(|r| !specials.contains(r))
+            .collect(),
+    )
+}
+
+/// Whether `b` is named by a structured construct (merge, loop body/update/prepare) or
+/// by a phi, which a block merge must not remove.
+fn structurally_named(f: &Function, b: BlockId) -> bool {
+    f.placed_insts().any(|i| {
+        let d = &f.insts[i];
+        d.kind.side_blocks().contains(&b)
+            || (matches!(d.kind, InstKind::Loop { .. } | InstKind::SimpleLoop { .. })
+                && d.operand_blocks().any(|x| x == b))
+    })
+}
+
+/// Whether `b` ends in `br S` where `S` is a different block whose only predecessor is
+/// `b`, with no phis and not named by any construct: then the two can be one block.
+pub fn mergeable_successor(f: &Function, b: BlockId) -> Option<BlockId> {
+    let t = f.terminator(b)?;
+    let d = &f.insts[t];
+    if !matches!(d.kind, InstKind::Branch) {
+        return None;
+    }
+    let s = d.operand_blocks().next()?;
+    if s == b || Some(s) == f.body || !f.has_block(s) {
+        return None;
+    }
+    let preds = f
+        .block_order
+        .iter()
+        .filter(|&&p| f.successors(p).contains(&s))
+        .count();
+    let has_phi = f.blocks[s]
+        .insts
+        .iter()
+        .any(|i| matches!(f.insts[*i].kind, InstKind::Phi { .. }));
+    (preds == 1 && !has_phi && !structurally_named(f, s)).then_some(s)
+}
+
+/// Appends the instructions of `b`'s only successor to `b` (dropping the `br`), and
+/// removes the successor. Phis naming the successor as incoming block now name `b`.
+pub fn merge_blocks(m: &mut Module, f: FuncId, b: BlockId) -> bool {
+    let Some(s) = mergeable_successor(m.func(f), b) else {
+        return false;
+    };
+    let fun = m.func_mut(f);
+    let Some(t) = fun.terminator(b) else {
+        return false;
+    };
+    fun.remove_inst(t);
+    let moved = std::mem::take(&mut fun.blocks[s].insts);
+    for &i in &moved {
+        fun.insts[i].block = Some(b);
+    }
+    fun.blocks[b].insts.extend(moved);
+    fun.remove_block(s);
+    for i in fun.placed_insts().collect::<Vec<_>>() {
+        fun.insts[i]
+            .kind
+            .map_side_blocks(|x| if x == s { b } else { x });
+    }
+    true
+}
+
+/// Deletes instruction `i`, replacing its uses by its first operand of the same type.
+pub fn forward_operand(m: &mut Module, f: FuncId, i: InstId) -> bool {
+    let fun = m.func(f);
+    let d = &fun.insts[i];
+    if d.block.is_none() || d.kind.is_terminator() || matches!(d.kind, InstKind::Phi { .. }) {
+        return false;
+    }
+    let Some(ty) = d.ty else { return false };
+    let Some(op) = d
+        .operands
+        .iter()
+        .copied()
+        .find(|v| *v != Value::Inst(i) && m.value_type(f, *v) == Some(ty))
+    else {
+        return false;
+    };
+    let fun = m.func_mut(f);
+    fun.replace_all_uses(Value::Inst(i), op);
+    fun.remove_inst(i);
+    true
 }

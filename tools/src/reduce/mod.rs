@@ -110,6 +110,7 @@ pub struct Reducer<'a> {
     tests: usize,
     rejected: usize,
     accepted: Vec<(&'static str, usize)>,
+    log: Option<&'a mut dyn FnMut(&str)>,
 }
 
 impl<'a> Reducer<'a> {
@@ -136,7 +137,20 @@ impl<'a> Reducer<'a> {
             tests: 0,
             rejected: 0,
             accepted: Vec::new(),
+            log: None,
         })
+    }
+
+    /// Reports every candidate's fate to `log` (`--verbose`).
+    pub fn with_log(mut self, log: &'a mut dyn FnMut(&str)) -> Self {
+        self.log = Some(log);
+        self
+    }
+
+    fn note(&mut self, msg: &str) {
+        if let Some(l) = self.log.as_mut() {
+            l(msg);
+        }
     }
 
     /// The current text.
@@ -150,24 +164,47 @@ impl<'a> Reducer<'a> {
         (self.test)(&self.text)
     }
 
-    fn try_candidate(&mut self, cand: Module) -> Result<bool, Undecided> {
+    fn try_candidate(&mut self, cand: Module, what: &str) -> Result<bool, Undecided> {
         let size = edit::size(&cand);
-        if size >= self.size || !verify_errors(&cand, &self.opts.verify).is_empty() {
+        let verdict = if size >= self.size {
+            Some("not smaller".to_string())
+        } else {
+            let errors = verify_errors(&cand, &self.opts.verify);
+            (!errors.is_empty()).then(|| format!("invalid: {}", errors.join("; ")))
+        };
+        if let Some(why) = verdict {
             self.rejected += 1;
+            self.note(&format!("{what}: rejected ({why})"));
             return Ok(false);
         }
-        let Ok(text) = self.codec.print(&cand) else {
-            self.rejected += 1;
-            return Ok(false);
+        let text = match self.codec.print(&cand) {
+            Ok(t) => t,
+            Err(e) => {
+                self.rejected += 1;
+                self.note(&format!("{what}: rejected (does not print: {e})"));
+                return Ok(false);
+            }
         };
-        if text == self.text || self.codec.parse(&text).is_err() {
+        if text == self.text {
             self.rejected += 1;
+            self.note(&format!("{what}: rejected (prints the same)"));
+            return Ok(false);
+        }
+        if let Err(e) = self.codec.parse(&text) {
+            self.rejected += 1;
+            self.note(&format!("{what}: rejected (does not parse back: {e})"));
             return Ok(false);
         }
         self.tests += 1;
         if !(self.test)(&text)? {
+            self.note(&format!("{what}: not interesting"));
             return Ok(false);
         }
+        self.note(&format!(
+            "{what}: accepted ({} -> {} lines)",
+            self.text.lines().count(),
+            text.lines().count()
+        ));
         self.cur = cand;
         self.text = text;
         self.size = size;
@@ -185,7 +222,11 @@ impl<'a> Reducer<'a> {
                 let end = (i + chunk).min(list.len());
                 let mut cand = self.cur.clone();
                 let applied = strategies::apply(&mut cand, &list[i..end]);
-                if applied && self.try_candidate(cand)? {
+                let what = format!("{} [{}..{}) of {}", s.name(), i, end, list.len());
+                if !applied {
+                    self.note(&format!("{what}: rejected (does not apply)"));
+                }
+                if applied && self.try_candidate(cand, &what)? {
                     accepted += 1;
                     list = sites(s, &self.cur);
                 } else {

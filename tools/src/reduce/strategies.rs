@@ -6,18 +6,23 @@
 //! | `functions` | a function | delete it and every call to it |
 //! | `blocks` | a block with successors, and a new terminator | `unreachable`, `return`, or `br` to one successor; blocks no longer reachable go |
 //! | `unreachable-blocks` | a block not reachable from the body | delete it |
+//! | `merge-blocks` | a block ending in `br S`, S's only predecessor | splice S into it |
 //! | `instructions` | a non-terminator instruction | delete it; its uses become undefined |
+//! | `forward` | an instruction with an operand of its own type | delete it; its uses take that operand |
 //! | `operands-zero` | an instruction or argument operand of data type | a zero constant |
 //! | `operands-undef` | such an operand | an undefined value |
 //! | `arguments` | an unused argument | remove it from the signature and the calls |
 //! | `types` | an array type `array<T, N>`, N > 1, used directly | `array<T, 1>` |
 //! | `metadata` | a metadata list (module, function, argument, block, instruction) | clear it |
-//! | `constants` | an unused constant | delete it |
+//! | `globals` | an unused constant, undefined value or special register | delete it |
 
 use super::edit::{self, NewTerminator};
 use xir_ir::inst::InstKind;
 use xir_ir::types::TypeData;
-use xir_ir::{ArgId, BlockId, ConstId, FuncId, InstId, Module, SecondaryMap, Type, Value};
+use xir_ir::{
+    ArgId, BlockId, ConstId, FuncId, InstId, Module, SecondaryMap, SpecialRegister, Type, UndefId,
+    Value,
+};
 
 /// One reduction strategy.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -28,8 +33,12 @@ pub enum Strategy {
     Blocks,
     /// Delete unreachable blocks.
     UnreachableBlocks,
+    /// Merge straight-line blocks.
+    MergeBlocks,
     /// Delete instructions.
     Instructions,
+    /// Replace instructions by an operand.
+    Forward,
     /// Operands to zero constants.
     OperandsZero,
     /// Operands to undefined values.
@@ -40,23 +49,25 @@ pub enum Strategy {
     Types,
     /// Clear metadata.
     Metadata,
-    /// Delete unused constants.
-    Constants,
+    /// Delete unused constants, undefined values and special registers.
+    Globals,
 }
 
 impl Strategy {
     /// Every strategy, in the order one round runs them (coarse first).
-    pub const ALL: [Strategy; 10] = [
+    pub const ALL: [Strategy; 12] = [
         Strategy::Functions,
         Strategy::Blocks,
         Strategy::UnreachableBlocks,
+        Strategy::MergeBlocks,
         Strategy::Instructions,
+        Strategy::Forward,
         Strategy::Arguments,
         Strategy::OperandsZero,
         Strategy::OperandsUndef,
         Strategy::Types,
         Strategy::Metadata,
-        Strategy::Constants,
+        Strategy::Globals,
     ];
 
     /// The command-line name.
@@ -65,13 +76,15 @@ impl Strategy {
             Strategy::Functions => "functions",
             Strategy::Blocks => "blocks",
             Strategy::UnreachableBlocks => "unreachable-blocks",
+            Strategy::MergeBlocks => "merge-blocks",
             Strategy::Instructions => "instructions",
+            Strategy::Forward => "forward",
             Strategy::OperandsZero => "operands-zero",
             Strategy::OperandsUndef => "operands-undef",
             Strategy::Arguments => "arguments",
             Strategy::Types => "types",
             Strategy::Metadata => "metadata",
-            Strategy::Constants => "constants",
+            Strategy::Globals => "globals",
         }
     }
 
@@ -90,8 +103,12 @@ pub enum Site {
     Term(FuncId, BlockId, NewTerminator),
     /// An unreachable block.
     Block(FuncId, BlockId),
+    /// A block to merge with its successor.
+    Merge(FuncId, BlockId),
     /// An instruction.
     Inst(FuncId, InstId),
+    /// An instruction to replace by an operand.
+    Forward(FuncId, InstId),
     /// Operand `k` of an instruction, to a zero constant (`true`) or an undefined value.
     Operand(FuncId, InstId, usize, bool),
     /// An argument.
@@ -102,6 +119,10 @@ pub enum Site {
     Meta(MetaOwner),
     /// A constant.
     Const(ConstId),
+    /// An undefined value.
+    Undef(UndefId),
+    /// A special register.
+    Special(SpecialRegister),
 }
 
 /// Owners of metadata lists.
@@ -153,10 +174,29 @@ pub fn sites(s: Strategy, m: &Module) -> Vec<Site> {
                         .map(|&b| Site::Block(f, b)),
                 );
             }
+            Strategy::MergeBlocks => out.extend(
+                fun.block_order
+                    .iter()
+                    .filter(|&&b| edit::mergeable_successor(fun, b).is_some())
+                    .map(|&b| Site::Merge(f, b)),
+            ),
             Strategy::Instructions => out.extend(
                 fun.placed_insts()
                     .filter(|&i| !fun.insts[i].kind.is_terminator())
                     .map(|i| Site::Inst(f, i)),
+            ),
+            Strategy::Forward => out.extend(
+                fun.placed_insts()
+                    .filter(|&i| {
+                        let d = &fun.insts[i];
+                        !d.kind.is_terminator()
+                            && !matches!(d.kind, InstKind::Phi { .. })
+                            && d.ty.is_some()
+                            && d.operands
+                                .iter()
+                                .any(|v| *v != Value::Inst(i) && m.value_type(f, *v) == d.ty)
+                    })
+                    .map(|i| Site::Forward(f, i)),
             ),
             Strategy::OperandsZero | Strategy::OperandsUndef => {
                 for i in fun.placed_insts() {
@@ -204,7 +244,7 @@ pub fn sites(s: Strategy, m: &Module) -> Vec<Site> {
                     }
                 }
             }
-            Strategy::Types | Strategy::Constants => {}
+            Strategy::Types | Strategy::Globals => {}
         }
     }
     match s {
@@ -212,7 +252,12 @@ pub fn sites(s: Strategy, m: &Module) -> Vec<Site> {
             out.insert(0, Site::Meta(MetaOwner::Module))
         }
         Strategy::Types => out.extend(edit::long_arrays(m).into_iter().map(Site::Type)),
-        Strategy::Constants => out.extend(edit::unused_constants(m).into_iter().map(Site::Const)),
+        Strategy::Globals => {
+            let (c, u, r) = edit::unused_globals(m);
+            out.extend(c.into_iter().map(Site::Const));
+            out.extend(u.into_iter().map(Site::Undef));
+            out.extend(r.into_iter().map(Site::Special));
+        }
         _ => {}
     }
     out
@@ -233,6 +278,7 @@ pub fn apply(m: &mut Module, sites: &[Site]) -> bool {
         .iter()
         .map(|&f| (f, edit::reachable(m.func(f))))
         .collect();
+    let unused_before = edit::unused_globals(m);
     let funcs: Vec<FuncId> = sites
         .iter()
         .filter_map(|s| match s {
@@ -270,7 +316,16 @@ pub fn apply(m: &mut Module, sites: &[Site]) -> bool {
                 edit::fix_phis(m, f);
                 true
             }
+            Site::Merge(f, b) => {
+                if m.func(f).has_block(b) {
+                    edit::merge_blocks(m, f, b);
+                }
+                true
+            }
             Site::Inst(f, i) => edit::delete_insts(m, f, &[i]),
+            Site::Forward(f, i) => {
+                m.func(f).insts[i].block.is_none() || edit::forward_operand(m, f, i)
+            }
             Site::Operand(f, i, k, zero) => replace_operand(m, f, i, k, zero),
             Site::Arg(f, a) => edit::remove_args(m, f, &[a]),
             Site::Type(t) => shrink_array(m, t),
@@ -280,6 +335,14 @@ pub fn apply(m: &mut Module, sites: &[Site]) -> bool {
             }
             Site::Const(c) => {
                 m.remove_constant(c);
+                true
+            }
+            Site::Undef(u) => {
+                m.undefs[u].live = false;
+                true
+            }
+            Site::Special(r) => {
+                m.special_registers.retain(|(x, _)| *x != r);
                 true
             }
         };
@@ -294,6 +357,16 @@ pub fn apply(m: &mut Module, sites: &[Site]) -> bool {
             }
         }
     }
+    // Undefined values and special registers that this edit left unused go too (the
+    // text would otherwise declare them); ones unused before stay for `globals`.
+    let (_, undefs, specials) = edit::unused_globals(m);
+    for u in undefs {
+        if !unused_before.1.contains(&u) {
+            m.undefs[u].live = false;
+        }
+    }
+    m.special_registers
+        .retain(|(r, _)| !specials.contains(r) || unused_before.2.contains(r));
     true
 }
 

@@ -218,7 +218,9 @@ fn strategies_list_their_sites() {
     let n = |s| sites(s, &m).len();
     assert_eq!(n(Strategy::Functions), 2);
     assert_eq!(n(Strategy::Instructions), 7);
-    assert_eq!(n(Strategy::Constants), 1);
+    assert_eq!(n(Strategy::Globals), 1);
+    assert_eq!(n(Strategy::MergeBlocks), 0);
+    assert_eq!(n(Strategy::Forward), 5);
     assert_eq!(n(Strategy::Metadata), 1);
     assert_eq!(n(Strategy::Arguments), 0);
     assert_eq!(n(Strategy::UnreachableBlocks), 0);

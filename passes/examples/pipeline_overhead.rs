@@ -1,0 +1,209 @@
+//! Framework overhead: the shipped `cleanup` pipeline run through the pipeline framework
+//! (`--verify-each` off) versus the same passes called directly in the same fixed-point
+//! loop ([`xir_passes::direct`]), on a generated module.
+//!
+//! ```sh
+//! cargo build --release -p xir-passes --example pipeline_overhead
+//! B=target/release/examples/pipeline_overhead
+//! valgrind --tool=callgrind --toggle-collect='*measured_framework*' $B framework 100000
+//! valgrind --tool=callgrind --toggle-collect='*measured_direct*'    $B direct    100000
+//! ```
+//!
+//! Usage: `pipeline_overhead framework|direct|both INSTRUCTIONS [REPEAT]`. `both` runs
+//! each mode `REPEAT` times (default 5, alternating) and prints wall-clock medians; the
+//! callgrind counts of the two `measured_*` functions are the precise comparison
+//! (instructions, not seconds, so the shared machine's load does not matter). Every run
+//! checks that both modes produce the same module.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use xir_ir::builder::Cursor;
+use xir_ir::op::ArithmeticOp;
+use xir_ir::{ArgKind, BlockId, Function, FunctionKind, InstKind, Module, Type, Value};
+use xir_passes::direct::DirectPass;
+use xir_passes::pipeline::fingerprint::fingerprint;
+use xir_passes::pipeline::{Loader, RunOptions, Runner};
+use xir_passes::registry::Registry;
+
+/// Instructions per generated segment (see [`segment`]).
+const SEGMENT_INSTS: usize = 13;
+/// Segments per function.
+const SEGMENTS_PER_FUNCTION: usize = 100;
+/// The `cleanup` pipeline's passes and budget, for the direct loop.
+const CLEANUP: [DirectPass; 4] = [
+    DirectPass::ConstFold,
+    DirectPass::Dce,
+    DirectPass::SimplifyCfg,
+    DirectPass::PhiCleanup,
+];
+const CLEANUP_MAX: u32 = 8;
+
+struct Consts {
+    u32t: Type,
+    c: [Value; 4],
+}
+
+fn arith(cur: &mut Cursor<'_>, op: ArithmeticOp, ty: Type, a: Value, b: Value) -> Value {
+    Value::Inst(cur.ins(InstKind::Arithmetic(op), Some(ty), [a, b]))
+}
+
+/// One segment starting in block `at` from value `a`: a live chain step, two foldable
+/// dead instructions, a diamond whose merge has a trivial phi (for phi-cleanup) and a
+/// real one, and a straight-line edge to the next segment's block (for simplify-cfg).
+/// Returns the value and block the next segment continues from.
+fn segment(f: &mut Function, k: &Consts, bool_t: Type, at: BlockId, a: Value) -> (Value, BlockId) {
+    let (t, fb, m, next) = (
+        f.create_block(),
+        f.create_block(),
+        f.create_block(),
+        f.create_block(),
+    );
+    let mut cur = Cursor::at_end(f, at);
+    let t1 = arith(&mut cur, ArithmeticOp::BinaryAdd, k.u32t, a, k.c[0]);
+    let d1 = arith(&mut cur, ArithmeticOp::BinaryMul, k.u32t, k.c[1], k.c[2]);
+    arith(&mut cur, ArithmeticOp::BinaryAdd, k.u32t, d1, k.c[0]);
+    let cond = arith(&mut cur, ArithmeticOp::BinaryLess, bool_t, t1, k.c[3]);
+    cur.cond_br(cond, t, fb);
+    let mut cur = Cursor::at_end(f, t);
+    let tv = arith(&mut cur, ArithmeticOp::BinaryAdd, k.u32t, t1, k.c[0]);
+    cur.br(m);
+    let mut cur = Cursor::at_end(f, fb);
+    let fv = arith(&mut cur, ArithmeticOp::BinaryAdd, k.u32t, t1, k.c[1]);
+    cur.br(m);
+    let mut cur = Cursor::at_end(f, m);
+    let p = cur.ins(
+        InstKind::Phi {
+            blocks: vec![t, fb],
+        },
+        Some(k.u32t),
+        [t1, t1],
+    );
+    let q = cur.ins(
+        InstKind::Phi {
+            blocks: vec![t, fb],
+        },
+        Some(k.u32t),
+        [tv, fv],
+    );
+    let s = arith(
+        &mut cur,
+        ArithmeticOp::BinaryAdd,
+        k.u32t,
+        Value::Inst(p),
+        Value::Inst(q),
+    );
+    cur.br(next);
+    (s, next)
+}
+
+/// A module of about `insts` instructions: callables of [`SEGMENTS_PER_FUNCTION`]
+/// segments each.
+fn generate(insts: usize) -> Module {
+    let mut m = Module::new();
+    let u32t = m.types.u32();
+    let bool_t = m.types.bool();
+    let c = [1u32, 2, 3, 1000].map(|v| Value::Const(m.constant(u32t, &v.to_le_bytes())));
+    let k = Consts { u32t, c };
+    let per_fn = SEGMENT_INSTS * SEGMENTS_PER_FUNCTION + 1;
+    for _ in 0..insts.div_ceil(per_fn).max(1) {
+        let mut f = Function::new(FunctionKind::Callable, Some(u32t));
+        let arg = f.add_arg(ArgKind::Value, u32t);
+        let mut at = f.ensure_body();
+        let mut v = Value::Arg(arg);
+        for _ in 0..SEGMENTS_PER_FUNCTION {
+            (v, at) = segment(&mut f, &k, bool_t, at, v);
+        }
+        Cursor::at_end(&mut f, at).ret(Some(v));
+        m.add_function(f);
+    }
+    m
+}
+
+/// The framework: load the shipped pipeline, run it with `--verify-each` off.
+#[inline(never)]
+fn measured_framework(m: &mut Module) -> bool {
+    let registry = Registry::new(false);
+    let p = Loader::new(&registry)
+        .load("cleanup")
+        .expect("cleanup loads");
+    let mut log = Vec::new();
+    let opts = RunOptions {
+        verify_each: false,
+        ..RunOptions::default()
+    };
+    let r = Runner::new(opts, &mut log).run(&p, m);
+    assert!(r.failure.is_none(), "{:?}", r.failure);
+    r.stats.records[0].converged
+}
+
+/// The same passes, called directly in the same fixed-point loop.
+#[inline(never)]
+fn measured_direct(m: &mut Module) -> bool {
+    let mut cx = xir_passes::PassContext::default();
+    for _ in 0..CLEANUP_MAX {
+        let mut changed = false;
+        for p in CLEANUP {
+            changed |= p.run(m, &mut cx).expect("pass runs").changed;
+        }
+        if !changed {
+            return true;
+        }
+    }
+    false
+}
+
+fn run(mode: &str, insts: usize) -> (Duration, u64) {
+    let mut m = generate(insts);
+    let start = Instant::now();
+    let converged = match mode {
+        "framework" => black_box(measured_framework(black_box(&mut m))),
+        "direct" => black_box(measured_direct(black_box(&mut m))),
+        other => panic!("unknown mode '{other}' (framework, direct or both)"),
+    };
+    let t = start.elapsed();
+    assert!(converged);
+    (t, fingerprint(&m))
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mode = args.first().map_or("both", String::as_str);
+    let insts: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let repeat: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
+    let sample = generate(insts);
+    let problems = xir_ir::verify::verify_module(&sample, &Default::default(), None);
+    assert!(
+        problems.is_empty(),
+        "generated module is invalid: {problems:?}"
+    );
+    let size = sample.inst_count();
+    drop(sample);
+    if mode != "both" {
+        let (t, fp) = run(mode, insts);
+        println!(
+            "{mode}: {size} instructions, {:.3} ms, result {fp:016x}",
+            t.as_secs_f64() * 1e3
+        );
+        return;
+    }
+    let (mut fw, mut direct) = (Vec::new(), Vec::new());
+    for _ in 0..repeat {
+        let (a, fa) = run("framework", insts);
+        let (b, fb) = run("direct", insts);
+        assert_eq!(fa, fb, "framework and direct runs disagree");
+        fw.push(a);
+        direct.push(b);
+    }
+    let (f, d) = (median(fw), median(direct));
+    println!(
+        "{size} instructions: framework {:.3} ms, direct {:.3} ms, overhead {:+.2}% (medians of {repeat})",
+        f.as_secs_f64() * 1e3,
+        d.as_secs_f64() * 1e3,
+        100.0 * (f.as_secs_f64() / d.as_secs_f64() - 1.0)
+    );
+}

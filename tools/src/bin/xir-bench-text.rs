@@ -1,0 +1,126 @@
+//! `xir-bench-text FILE [--iters K] [--once]` — text-format throughput.
+//!
+//! Default: reads FILE once, then runs parse and print K times (default 5) and reports
+//! the median time of each as MB/s (of input text) and ns per instruction, plus the
+//! process's peak RSS. `--once` does a single read + parse + print (output discarded)
+//! and reports peak RSS in bytes per instruction: the figure for the whole process (run
+//! it under `/usr/bin/time -v` to cross-check).
+
+use std::time::Instant;
+use xir_ir::text::{PrintOptions, parse_module, print_module};
+
+fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn main() {
+    let mut path = None;
+    let mut iters = 5usize;
+    let mut once = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--iters" => iters = args.next().and_then(|s| s.parse().ok()).unwrap_or(5).max(1),
+            "--once" => once = true,
+            _ => path = Some(a),
+        }
+    }
+    let Some(path) = path else {
+        eprintln!("usage: xir-bench-text FILE [--iters K] [--once]");
+        std::process::exit(2);
+    };
+    let t0 = Instant::now();
+    let src = std::fs::read_to_string(&path).expect("read input");
+    let read_s = t0.elapsed().as_secs_f64();
+    let mb = src.len() as f64 / 1e6;
+    if once {
+        let t = Instant::now();
+        let (m, _map) = match parse_module(&src) {
+            Ok(x) => x,
+            Err(d) => {
+                eprint!(
+                    "{}",
+                    xir_ir::diag::render(&path, &src, &d[..d.len().min(5)])
+                );
+                std::process::exit(1);
+            }
+        };
+        let parse_s = t.elapsed().as_secs_f64();
+        let after_parse = peak_rss_bytes().unwrap_or(0);
+        let t = Instant::now();
+        let out = print_module(&m, &PrintOptions::default());
+        let print_s = t.elapsed().as_secs_f64();
+        let n = m.inst_count();
+        let rss = peak_rss_bytes().unwrap_or(0);
+        println!(
+            "{path}: {n} instructions, {:.1} MB; read {:.3} s, parse {:.3} s, print {:.3} s ({} bytes out)",
+            mb,
+            read_s,
+            parse_s,
+            print_s,
+            out.len()
+        );
+        println!(
+            "whole process (read+parse+print): {:.0} ns/instruction, peak RSS {} bytes = {:.0} bytes/instruction",
+            (read_s + parse_s + print_s) * 1e9 / n as f64,
+            rss,
+            rss as f64 / n as f64
+        );
+        println!(
+            "peak RSS after read+parse: {after_parse} bytes = {:.0} bytes/instruction",
+            after_parse as f64 / n as f64
+        );
+        return;
+    }
+    let mut parse_t = Vec::new();
+    let mut print_t = Vec::new();
+    let mut n = 0;
+    let mut out_len = 0;
+    for _ in 0..iters {
+        let t = Instant::now();
+        let (m, map) = match parse_module(&src) {
+            Ok(x) => x,
+            Err(d) => {
+                eprint!(
+                    "{}",
+                    xir_ir::diag::render(&path, &src, &d[..d.len().min(5)])
+                );
+                std::process::exit(1);
+            }
+        };
+        parse_t.push(t.elapsed().as_secs_f64());
+        n = m.inst_count();
+        let t = Instant::now();
+        let out = print_module(&m, &PrintOptions::default());
+        print_t.push(t.elapsed().as_secs_f64());
+        out_len = out.len();
+        drop((m, map, out));
+    }
+    let (p, q) = (median(parse_t), median(print_t));
+    println!(
+        "{path}: {n} instructions, {:.1} MB in, {:.1} MB out, {iters} iterations (median)",
+        mb,
+        out_len as f64 / 1e6
+    );
+    println!(
+        "parse: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction",
+        p,
+        mb / p,
+        p * 1e9 / n as f64
+    );
+    println!(
+        "print: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction",
+        q,
+        out_len as f64 / 1e6 / q,
+        q * 1e9 / n as f64
+    );
+    println!("peak RSS {} bytes", peak_rss_bytes().unwrap_or(0));
+}
