@@ -14,7 +14,7 @@ use super::expand::{Entry, EntryKind, GroupEntry, PassEntry, Pipeline};
 use super::fingerprint::fingerprint;
 use super::stats::{Record, Stats};
 use crate::form::FormSummary;
-use crate::pass::{PassContext, PassRun};
+use crate::pass::{PassContext, PassReport, PassRun};
 use crate::registry::FormRequirement;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -519,19 +519,21 @@ impl<'a> Runner<'a> {
         }
         let before = self.options.verify_each.then(|| self.fingerprint(m));
         let start = Instant::now();
-        let run = if info.form == FormRequirement::Either {
+        // The form precondition: a violation is a refusal (with the pass's zero counters).
+        let form_refusal = if info.form == FormRequirement::Either {
             None
         } else {
             let summary = self.form.get_or_insert_with(|| FormSummary::of(m));
-            summary.check(m, info.form).err().map(|why| {
-                Ok(Ok(PassRun::refused(
-                    format!("{}: {why}", pe.name),
-                    Default::default(),
-                )))
-            })
+            summary.check(m, info.form).err()
         };
         let cx = &mut self.cx;
-        let run = run.unwrap_or_else(|| catch_unwind(AssertUnwindSafe(|| pass.run(m, cx))));
+        let run = match form_refusal {
+            Some(why) => Ok(Ok(PassRun::refused(
+                format!("{}: {why}", pe.name),
+                PassReport::with_keys(info.report_keys),
+            ))),
+            None => catch_unwind(AssertUnwindSafe(|| pass.run(m, cx))),
+        };
         let elapsed = start.elapsed();
         r.invocations += 1;
         r.elapsed += elapsed;
