@@ -13,6 +13,10 @@ pub enum Emit {
     Xir,
     /// Flat xir2text (every block a top-level label).
     XirFlat,
+    /// Canonical interchange text (`xir.text 1`).
+    Interchange,
+    /// `LXIRBC` bitcode (to `-o FILE` or a pipe, never a terminal).
+    Bitcode,
 }
 
 /// `--list-passes` formats.
@@ -65,7 +69,7 @@ pub struct Cli {
     #[arg(short = 'o', value_name = "FILE", help_heading = "Output options")]
     pub output: Option<String>,
 
-    /// Output form: xir (nested, default) or xir-flat
+    /// Output form: xir (nested, default), xir-flat, interchange or bitcode
     #[arg(
         long,
         value_enum,

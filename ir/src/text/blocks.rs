@@ -62,6 +62,8 @@ impl<'s> Ctx<'s> {
         if block.is_some() {
             self.cur_block = block;
         }
+        let p = &self.progress.open_blocks;
+        p.set(p.get() + 1);
         Open {
             block,
             parent,
@@ -73,6 +75,8 @@ impl<'s> Ctx<'s> {
     pub fn close_block(&mut self, o: Open) -> BArg {
         self.tick();
         self.cur_block = o.parent;
+        let p = &self.progress.open_blocks;
+        p.set(p.get().saturating_sub(1));
         BArg {
             block: o.block,
             span: o.span,

@@ -21,6 +21,9 @@ use crate::value::{ArgId, BlockId, ConstId, FuncId, SpecialRegister, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
+/// Errors reported before the parser gives up.
+pub const MAX_ERRORS: usize = 100;
+
 /// First block-id value used to encode a not-yet-typed undefined value in an operand.
 pub(crate) const UNDEF_PLACEHOLDER_BASE: u32 = 0x8000_0000;
 /// Block id used for operands whose parse failed (never indexed).
@@ -398,11 +401,15 @@ impl<'s> Ctx<'s> {
 
     /// Reports an error.
     pub fn error(&mut self, msg: impl Into<String>, span: Span) {
-        self.diags.push(Diagnostic::error(msg, Some(span)));
+        self.push(Diagnostic::error(msg, Some(span)));
     }
 
-    /// Reports a prepared diagnostic.
+    /// Reports a prepared diagnostic (parsing stops after [`MAX_ERRORS`]).
     pub fn push(&mut self, d: Diagnostic) {
+        if self.diags.len() >= MAX_ERRORS {
+            self.progress.stop.set(true);
+            return;
+        }
         self.diags.push(d);
     }
 

@@ -40,7 +40,13 @@ pub type Sp<'s> = (&'s str, Span);
 
 impl<'s> Ctx<'s> {
     /// `block_size(X, Y, Z)`.
-    pub fn block_size(&mut self, x: Sp<'s>, y: Sp<'s>, z: Sp<'s>, span: Span) -> (Option<Dims>, Span) {
+    pub fn block_size(
+        &mut self,
+        x: Sp<'s>,
+        y: Sp<'s>,
+        z: Sp<'s>,
+        span: Span,
+    ) -> (Option<Dims>, Span) {
         let mut d = [0u32; 3];
         let mut ok = true;
         for (k, w) in [x, y, z].into_iter().enumerate() {
@@ -174,6 +180,19 @@ impl<'s> Ctx<'s> {
         init: Span,
         end: usize,
     ) {
+        let key = Ctx::split_ref(h.id.0).0;
+        if !self.finish_const_inner(md, h, init, end) {
+            self.poisoned.insert(key);
+        }
+    }
+
+    fn finish_const_inner(
+        &mut self,
+        md: Option<MetadataList>,
+        h: ConstHead<'s>,
+        init: Span,
+        end: usize,
+    ) -> bool {
         self.stmt = Stmt::None;
         self.tick();
         let span = Span::new(h.start, end);
@@ -183,31 +202,31 @@ impl<'s> Ctx<'s> {
                 format!("{} cannot name a constant", self.text(h.id.1)),
                 h.id.1,
             );
-            return;
+            return false;
         }
         let t = match h.ty {
             Ty::T(t) => t,
             Ty::Void => {
                 self.error("constants cannot have type void", h.id.1);
-                return;
+                return false;
             }
-            Ty::Err => return,
+            Ty::Err => return false,
         };
         if !self.is_data_type(t) || self.module.types.is_custom(t) {
             self.error(
                 "constants must have a data type (not a resource or opaque type)",
                 h.id.1,
             );
-            return;
+            return false;
         }
         let Some(bytes) = self.constant_bytes(t, init) else {
-            return;
+            return false;
         };
         let slot = self.syms.get(key);
         if slot != Slot::Empty {
             let prev = self.slot_span(slot);
             self.redefinition(h.id.1, prev);
-            return;
+            return false;
         }
         let c = self.module.push_unshared_constant(t, &bytes);
         if let Some(md) = md {
@@ -215,10 +234,23 @@ impl<'s> Ctx<'s> {
         }
         self.map.constants.set(c, span);
         self.syms.set(key, Slot::Const(c));
+        true
     }
 
     /// `undef %N: T;` (xir extension: declares the type of an undefined value).
     pub fn decl_undef(&mut self, md: Option<MetadataList>, id: (ValRef<'s>, Span), ty: Ty) {
+        let key = Ctx::split_ref(id.0).0;
+        if !self.decl_undef_inner(md, id, ty) {
+            self.poisoned.insert(key);
+        }
+    }
+
+    fn decl_undef_inner(
+        &mut self,
+        md: Option<MetadataList>,
+        id: (ValRef<'s>, Span),
+        ty: Ty,
+    ) -> bool {
         self.require_header(id.1);
         let (key, deco) = Ctx::split_ref(id.0);
         if deco.is_some_and(|d| d != "undefined") {
@@ -226,26 +258,27 @@ impl<'s> Ctx<'s> {
                 format!("{} cannot name an undefined value", self.text(id.1)),
                 id.1,
             );
-            return;
+            return false;
         }
         let t = match ty {
             Ty::T(t) => t,
             Ty::Void => {
                 self.error("undefined values cannot have type void", id.1);
-                return;
+                return false;
             }
-            Ty::Err => return,
+            Ty::Err => return false,
         };
         let slot = self.syms.get(key);
         if slot != Slot::Empty {
             let prev = self.slot_span(slot);
             self.redefinition(id.1, prev);
-            return;
+            return false;
         }
         let k = self.new_undef(key, id.1, Some(t));
         if let (Some(md), Some(u)) = (md, self.undefs[k as usize].resolved) {
             self.module.undefs[u].metadata = md;
         }
+        true
     }
 
     /// `special %N.<sreg>;` (xir extension: a special register with metadata, or one
@@ -376,18 +409,32 @@ impl<'s> Ctx<'s> {
         ty: Ty,
         end: usize,
     ) {
+        let key = Ctx::split_ref(id.0).0;
+        if !self.def_arg_inner(md, id, by_ref, ty, end) {
+            self.poisoned.insert(key);
+        }
+    }
+
+    fn def_arg_inner(
+        &mut self,
+        md: Option<MetadataList>,
+        id: (ValRef<'s>, Span),
+        by_ref: bool,
+        ty: Ty,
+        end: usize,
+    ) -> bool {
         self.tick();
         self.stmt = Stmt::None;
         let Some(fid) = self.func.as_ref().map(|f| f.id) else {
-            return;
+            return false;
         };
         let t = match ty {
             Ty::T(t) => t,
             Ty::Void => {
                 self.error("arguments cannot have type void", id.1);
-                return;
+                return false;
             }
-            Ty::Err => return,
+            Ty::Err => return false,
         };
         let kind = if by_ref {
             ArgKind::Reference
@@ -399,7 +446,7 @@ impl<'s> Ctx<'s> {
         let (key, deco) = Ctx::split_ref(id.0);
         if deco.is_some() {
             self.error(format!("{} cannot name an argument", self.text(id.1)), id.1);
-            return;
+            return false;
         }
         let slot = self.syms.get(key);
         let foreign =
@@ -407,7 +454,7 @@ impl<'s> Ctx<'s> {
         if slot != Slot::Empty && !foreign {
             let prev = self.slot_span(slot);
             self.redefinition(id.1, prev);
-            return;
+            return false;
         }
         let func = &mut self.module.functions[fid];
         let a = func.add_arg(kind, t);
@@ -420,6 +467,7 @@ impl<'s> Ctx<'s> {
             .args
             .set(a, Span::new(id.1.start as usize, end));
         self.syms.set(key, Slot::Arg(fid, a));
+        true
     }
 
     /// The `;` after a function: attaches metadata and closes the function.

@@ -39,7 +39,8 @@ fn decorated_ref<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> ValRef<'s> {
     ValRef::Decorated(&lex.slice()[1..])
 }
 
-/// A token. Keyword spellings are the grammar's terminals.
+/// A token. Keyword spellings are the grammar's terminals; the DFA lexes every word as
+/// [`Tok::Ident`] and [`TokenStream`] turns keywords into their own tokens ([`keyword`]).
 #[derive(Logos, Copy, Clone, Debug, PartialEq)]
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip(r"//[^\n]*", allow_greedy = true))]
@@ -98,156 +99,83 @@ pub enum Tok<'s> {
     Ident(&'s str),
 
     // Top level.
-    #[token("module")]
     KwModule,
-    #[token("type")]
     KwType,
-    #[token("struct")]
     KwStruct,
-    #[token("opaque")]
     KwOpaque,
-    #[token("align")]
     KwAlign,
-    #[token("const")]
     KwConst,
-    #[token("undef")]
     KwUndef,
-    #[token("kernel")]
     KwKernel,
-    #[token("callable")]
     KwCallable,
-    #[token("external")]
     KwExternal,
-    #[token("raster_vertex")]
     KwRasterVertex,
-    #[token("raster_fragment")]
     KwRasterFragment,
-    #[token("block_size")]
     KwBlockSize,
-    #[token("define")]
     KwDefine,
-    #[token("null")]
     KwNull,
     // Instructions.
-    #[token("if")]
     KwIf,
-    #[token("then")]
     KwThen,
-    #[token("else")]
     KwElse,
-    #[token("merge")]
     KwMerge,
-    #[token("switch")]
     KwSwitch,
-    #[token("case")]
     KwCase,
-    #[token("default")]
     KwDefault,
-    #[token("indexed_branch")]
     KwIndexedBranch,
-    #[token("loop")]
     KwLoop,
-    #[token("prepare")]
     KwPrepare,
-    #[token("body")]
     KwBody,
-    #[token("update")]
     KwUpdate,
-    #[token("simple_loop")]
     KwSimpleLoop,
-    #[token("outline")]
     KwOutline,
-    #[token("autodiff")]
     KwAutodiff,
-    #[token("forward")]
     KwForward,
-    #[token("entry")]
     KwEntry,
-    #[token("ray_query_loop")]
     KwRayQueryLoop,
-    #[token("dispatch")]
     KwDispatch,
-    #[token("ray_query_dispatch")]
     KwRayQueryDispatch,
-    #[token("exit")]
     KwExit,
-    #[token("on_surface_candidate")]
     KwOnSurface,
-    #[token("on_procedural_candidate")]
     KwOnProcedural,
-    #[token("br")]
     KwBr,
-    #[token("cond_br")]
     KwCondBr,
-    #[token("break")]
     KwBreak,
-    #[token("continue")]
     KwContinue,
-    #[token("return")]
     KwReturn,
-    #[token("unreachable")]
     KwUnreachable,
-    #[token("raster_discard")]
     KwRasterDiscard,
-    #[token("coro_suspend")]
     KwCoroSuspend,
-    #[token("coro_resume")]
     KwCoroResume,
-    #[token("coro_terminate")]
     KwCoroTerminate,
-    #[token("export")]
     KwExport,
-    #[token("extension")]
     KwExtension,
-    #[token("phi")]
     KwPhi,
-    #[token("alloca")]
     KwAlloca,
-    #[token("load")]
     KwLoad,
-    #[token("store")]
     KwStore,
-    #[token("getelementptr")]
     KwGep,
-    #[token("atomic")]
     KwAtomic,
-    #[token("arithmetic")]
     KwArithmetic,
-    #[token("thread_group")]
     KwThreadGroup,
-    #[token("resource_query")]
     KwResourceQuery,
-    #[token("resource_read")]
     KwResourceRead,
-    #[token("resource_write")]
     KwResourceWrite,
-    #[token("ray_query_object_read")]
     KwRqRead,
-    #[token("ray_query_object_write")]
     KwRqWrite,
-    #[token("ray_query_pipeline")]
     KwRqPipeline,
-    #[token("call")]
     KwCall,
-    #[token("cast")]
     KwCast,
-    #[token("print")]
     KwPrint,
-    #[token("clock")]
     KwClock,
-    #[token("debug_break")]
     KwDebugBreak,
-    #[token("callback")]
     KwCallback,
-    #[token("assert")]
     KwAssert,
-    #[token("assume")]
     KwAssume,
 
     /// The raw (unquoted) text after `name =` in a metadata list, up to the next `,`,
     /// `]` or end of line (produced by [`TokenStream`], not by the DFA).
     RawName(&'s str),
-    #[token("special")]
     KwSpecial,
 
     /// A lexical error (reported by the stream; the grammar never accepts it).
@@ -268,11 +196,130 @@ impl Tok<'_> {
     }
 }
 
+/// Keywords grouped by length (a word is looked up only among words of its length).
+const KEYWORDS: [&[(&str, Tok<'static>)]; 24] = [
+    &[],
+    &[],
+    &[("if", Tok::KwIf), ("br", Tok::KwBr)],
+    &[("phi", Tok::KwPhi)],
+    &[
+        ("type", Tok::KwType),
+        ("null", Tok::KwNull),
+        ("then", Tok::KwThen),
+        ("else", Tok::KwElse),
+        ("case", Tok::KwCase),
+        ("loop", Tok::KwLoop),
+        ("body", Tok::KwBody),
+        ("exit", Tok::KwExit),
+        ("load", Tok::KwLoad),
+        ("call", Tok::KwCall),
+        ("cast", Tok::KwCast),
+    ],
+    &[
+        ("align", Tok::KwAlign),
+        ("const", Tok::KwConst),
+        ("undef", Tok::KwUndef),
+        ("merge", Tok::KwMerge),
+        ("entry", Tok::KwEntry),
+        ("break", Tok::KwBreak),
+        ("store", Tok::KwStore),
+        ("print", Tok::KwPrint),
+        ("clock", Tok::KwClock),
+    ],
+    &[
+        ("module", Tok::KwModule),
+        ("struct", Tok::KwStruct),
+        ("opaque", Tok::KwOpaque),
+        ("kernel", Tok::KwKernel),
+        ("define", Tok::KwDefine),
+        ("switch", Tok::KwSwitch),
+        ("update", Tok::KwUpdate),
+        ("return", Tok::KwReturn),
+        ("export", Tok::KwExport),
+        ("alloca", Tok::KwAlloca),
+        ("atomic", Tok::KwAtomic),
+        ("assert", Tok::KwAssert),
+        ("assume", Tok::KwAssume),
+    ],
+    &[
+        ("default", Tok::KwDefault),
+        ("prepare", Tok::KwPrepare),
+        ("outline", Tok::KwOutline),
+        ("forward", Tok::KwForward),
+        ("cond_br", Tok::KwCondBr),
+        ("special", Tok::KwSpecial),
+    ],
+    &[
+        ("callable", Tok::KwCallable),
+        ("external", Tok::KwExternal),
+        ("autodiff", Tok::KwAutodiff),
+        ("dispatch", Tok::KwDispatch),
+        ("continue", Tok::KwContinue),
+        ("callback", Tok::KwCallback),
+    ],
+    &[("extension", Tok::KwExtension)],
+    &[
+        ("block_size", Tok::KwBlockSize),
+        ("arithmetic", Tok::KwArithmetic),
+    ],
+    &[
+        ("simple_loop", Tok::KwSimpleLoop),
+        ("unreachable", Tok::KwUnreachable),
+        ("coro_resume", Tok::KwCoroResume),
+        ("debug_break", Tok::KwDebugBreak),
+    ],
+    &[
+        ("coro_suspend", Tok::KwCoroSuspend),
+        ("thread_group", Tok::KwThreadGroup),
+    ],
+    &[
+        ("raster_vertex", Tok::KwRasterVertex),
+        ("getelementptr", Tok::KwGep),
+        ("resource_read", Tok::KwResourceRead),
+    ],
+    &[
+        ("indexed_branch", Tok::KwIndexedBranch),
+        ("ray_query_loop", Tok::KwRayQueryLoop),
+        ("raster_discard", Tok::KwRasterDiscard),
+        ("coro_terminate", Tok::KwCoroTerminate),
+        ("resource_query", Tok::KwResourceQuery),
+        ("resource_write", Tok::KwResourceWrite),
+    ],
+    &[("raster_fragment", Tok::KwRasterFragment)],
+    &[],
+    &[],
+    &[
+        ("ray_query_dispatch", Tok::KwRayQueryDispatch),
+        ("ray_query_pipeline", Tok::KwRqPipeline),
+    ],
+    &[],
+    &[("on_surface_candidate", Tok::KwOnSurface)],
+    &[("ray_query_object_read", Tok::KwRqRead)],
+    &[("ray_query_object_write", Tok::KwRqWrite)],
+    &[("on_procedural_candidate", Tok::KwOnProcedural)],
+];
+
+/// The keyword token spelled `s`, if any.
+#[inline]
+pub fn keyword(s: &str) -> Option<Tok<'static>> {
+    let group = KEYWORDS.get(s.len())?;
+    let first = s.as_bytes()[0];
+    group
+        .iter()
+        .find(|(k, _)| k.as_bytes()[0] == first && *k == s)
+        .map(|(_, t)| *t)
+}
+
 /// Nesting and recovery guards shared between the stream and the parser actions.
 #[derive(Debug, Default)]
 pub struct Progress {
     /// Bumped by parser actions whenever they build something.
     pub ticks: Cell<u64>,
+    /// Nested blocks currently open (each one is a state lalrpop's error recovery
+    /// searches, so recovery costs grow with it).
+    pub open_blocks: Cell<usize>,
+    /// Set once enough errors were reported: the stream ends.
+    pub stop: Cell<bool>,
 }
 
 impl Progress {
@@ -287,10 +334,14 @@ impl Progress {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fatal(pub Box<Diagnostic>);
 
-/// Tokens skipped without parser progress before recovery is abandoned (only while the
-/// bracket depth is high, where lalrpop's recovery search is quadratic in the depth).
+/// Deepest bracket nesting accepted: `MAX_NESTING_DEPTH` structured levels plus the
+/// brackets around them (the function body, a type or literal inside the innermost one).
+const MAX_BRACKET_DEPTH: usize = crate::MAX_NESTING_DEPTH + 8;
+
+/// Tokens skipped without parser progress before recovery is abandoned (only while many
+/// blocks are open, where lalrpop's recovery search is quadratic in their number).
 const RECOVERY_BUDGET: u32 = 4096;
-/// Depth above which [`RECOVERY_BUDGET`] applies.
+/// Open blocks above which [`RECOVERY_BUDGET`] applies.
 const RECOVERY_DEPTH: usize = 64;
 
 /// The tokens of one top-level item, with lexical errors reported as diagnostics.
@@ -399,7 +450,7 @@ impl<'s> Iterator for TokenStream<'s, '_> {
     type Item = Result<(usize, Tok<'s>, usize), Fatal>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
+        if self.done || self.progress.stop.get() {
             return None;
         }
         if self.name_state == 2 {
@@ -419,15 +470,26 @@ impl<'s> Iterator for TokenStream<'s, '_> {
         };
         let span = self.lex.span();
         self.count += 1;
-        self.name_state = match (self.name_state, tok) {
-            (_, Tok::Ident("name")) => 1,
-            (1, Tok::Eq) => 2,
-            _ => 0,
-        };
+        let mut tok = tok;
+        if let Tok::Ident(w) = tok {
+            if let Some(k) = keyword(w) {
+                tok = k;
+            } else if w == "name" {
+                self.name_state = 1;
+                return Some(Ok((span.start, tok, span.end)));
+            }
+        }
+        if self.name_state != 0 {
+            self.name_state = if self.name_state == 1 && tok == Tok::Eq {
+                2
+            } else {
+                0
+            };
+        }
         match tok {
             Tok::LBrace | Tok::LParen | Tok::LBracket | Tok::Lt => {
                 self.depth += 1;
-                if self.depth > crate::MAX_NESTING_DEPTH {
+                if self.depth > MAX_BRACKET_DEPTH {
                     let d = Diagnostic::error(
                         format!(
                             "nesting too deep (more than {} levels)",
@@ -444,7 +506,7 @@ impl<'s> Iterator for TokenStream<'s, '_> {
             Tok::Semi if self.depth == 0 => self.done = true,
             _ => {}
         }
-        if self.depth > RECOVERY_DEPTH {
+        if self.progress.open_blocks.get() > RECOVERY_DEPTH {
             let t = self.progress.ticks.get();
             if t == self.last_ticks {
                 self.idle += 1;

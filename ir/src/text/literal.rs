@@ -56,7 +56,9 @@ impl<'s> Ctx<'s> {
                         .collect(),
                 );
             }
-            if text.bytes().all(|b| b.is_ascii_digit()) {
+            if text.bytes().all(|b| b.is_ascii_digit())
+                && !(text.len() > 1 && text.starts_with('0'))
+            {
                 let d = Diagnostic::error(
                     format!("integer literal '{text}' needs a type suffix"),
                     Some(tspan),
@@ -71,14 +73,16 @@ impl<'s> Ctx<'s> {
                 ));
                 self.push(d);
             } else {
-                self.error(
+                let d = Diagnostic::error(
                     format!(
                         "expected {} hex digits for a constant of type {tname}, found {}",
                         2 * size,
                         text.len()
                     ),
-                    tspan,
-                );
+                    Some(tspan),
+                )
+                .with_help("hex bytes are the native little-endian bytes, two digits per byte");
+                self.push(d);
             }
             return None;
         }

@@ -28,8 +28,7 @@ mod grammar {
     include!(concat!(env!("OUT_DIR"), "/text/grammar.rs"));
 }
 
-/// Stop after this many errors.
-const MAX_ERRORS: usize = 100;
+use super::ctx::MAX_ERRORS;
 
 /// Parses a module in the xir text format (upstream's xir2text output, nested or flat,
 /// plus xir's extensions and hand-written conveniences; see `docs/text-format.md`).
@@ -52,15 +51,22 @@ pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
         ctx.cur_block = None;
         ctx.stmt = super::ctx::Stmt::None;
         ctx.suppress_until = 0;
+        progress.open_blocks.set(0);
         let r = parser.parse(&mut ctx, &mut stream);
-        ctx.diags.append(&mut stream.diags);
+        for d in std::mem::take(&mut stream.diags) {
+            ctx.push(d);
+        }
         if let Err(e) = r {
             ctx.report_syntax(&e);
         }
         // A function whose item failed is closed here (its `;` action never ran).
         ctx.end_function();
-        if ctx.diags.len() >= MAX_ERRORS {
-            let at = ctx.diags.last().and_then(|d| d.span);
+        if ctx.diags.len() >= MAX_ERRORS || progress.stop.get() {
+            let at = ctx
+                .diags
+                .iter()
+                .filter_map(|d| d.span)
+                .max_by_key(|s| s.start);
             ctx.diags.push(Diagnostic::error(
                 "too many errors; stopping",
                 at.or(Some(Span::new(0, 0))),
@@ -68,7 +74,7 @@ pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
             break;
         }
     }
-    if stream.fatal {
+    if stream.fatal || progress.stop.get() {
         return Err(sorted(ctx.diags));
     }
     ctx.finish();

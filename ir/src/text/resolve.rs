@@ -56,6 +56,17 @@ impl<'s> Ctx<'s> {
         for fix in fs.switch_fixes {
             self.switch_fixes.push((f, fix));
         }
+        self.shrink_function(f);
+    }
+
+    /// Drops the growth slack of a finished function's arenas (`Vec::clone` allocates
+    /// exactly the length): up to half of a large module's memory otherwise.
+    fn shrink_function(&mut self, f: FuncId) {
+        let func = &mut self.module.functions[f];
+        func.insts = func.insts.clone();
+        func.blocks = func.blocks.clone();
+        let spans = self.map.funcs.get_mut(f);
+        spans.insts = spans.insts.clone();
     }
 
     /// Module-level resolution after the last item.

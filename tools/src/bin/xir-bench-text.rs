@@ -46,11 +46,15 @@ fn main() {
         let (m, _map) = match parse_module(&src) {
             Ok(x) => x,
             Err(d) => {
-                eprint!("{}", xir_ir::diag::render(&path, &src, &d[..d.len().min(5)]));
+                eprint!(
+                    "{}",
+                    xir_ir::diag::render(&path, &src, &d[..d.len().min(5)])
+                );
                 std::process::exit(1);
             }
         };
         let parse_s = t.elapsed().as_secs_f64();
+        let after_parse = peak_rss_bytes().unwrap_or(0);
         let t = Instant::now();
         let out = print_module(&m, &PrintOptions::default());
         let print_s = t.elapsed().as_secs_f64();
@@ -70,6 +74,10 @@ fn main() {
             rss,
             rss as f64 / n as f64
         );
+        println!(
+            "peak RSS after read+parse: {after_parse} bytes = {:.0} bytes/instruction",
+            after_parse as f64 / n as f64
+        );
         return;
     }
     let mut parse_t = Vec::new();
@@ -81,7 +89,10 @@ fn main() {
         let (m, map) = match parse_module(&src) {
             Ok(x) => x,
             Err(d) => {
-                eprint!("{}", xir_ir::diag::render(&path, &src, &d[..d.len().min(5)]));
+                eprint!(
+                    "{}",
+                    xir_ir::diag::render(&path, &src, &d[..d.len().min(5)])
+                );
                 std::process::exit(1);
             }
         };
@@ -94,8 +105,22 @@ fn main() {
         drop((m, map, out));
     }
     let (p, q) = (median(parse_t), median(print_t));
-    println!("{path}: {n} instructions, {:.1} MB in, {:.1} MB out, {iters} iterations (median)", mb, out_len as f64 / 1e6);
-    println!("parse: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction", p, mb / p, p * 1e9 / n as f64);
-    println!("print: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction", q, out_len as f64 / 1e6 / q, q * 1e9 / n as f64);
+    println!(
+        "{path}: {n} instructions, {:.1} MB in, {:.1} MB out, {iters} iterations (median)",
+        mb,
+        out_len as f64 / 1e6
+    );
+    println!(
+        "parse: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction",
+        p,
+        mb / p,
+        p * 1e9 / n as f64
+    );
+    println!(
+        "print: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction",
+        q,
+        out_len as f64 / 1e6 / q,
+        q * 1e9 / n as f64
+    );
     println!("peak RSS {} bytes", peak_rss_bytes().unwrap_or(0));
 }

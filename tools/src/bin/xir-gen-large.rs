@@ -112,7 +112,12 @@ impl Gen {
         }
         // Prefer recent values (realistic def-use distances).
         let k = n - 1 - self.rng.below(n.min(12));
-        self.vals.iter().filter(|v| v.1 == t).nth(k).expect("value").0
+        self.vals
+            .iter()
+            .filter(|v| v.1 == t)
+            .nth(k)
+            .expect("value")
+            .0
     }
 
     fn def(&mut self, t: Ty, body: std::fmt::Arguments) -> u32 {
@@ -125,7 +130,12 @@ impl Gen {
     fn straight(&mut self) {
         let r = self.rng.below(100);
         const F_BIN: [&str; 5] = ["binary_add", "binary_sub", "binary_mul", "min", "max"];
-        const U_BIN: [&str; 4] = ["binary_add", "binary_mul", "binary_bit_and", "binary_shift_right"];
+        const U_BIN: [&str; 4] = [
+            "binary_add",
+            "binary_mul",
+            "binary_bit_and",
+            "binary_shift_right",
+        ];
         const F_UN: [&str; 4] = ["sqrt", "abs", "sin", "floor"];
         match r {
             0..=31 => {
@@ -201,7 +211,8 @@ impl Gen {
                 self.emit(s, "void", format_args!("store %{g}, %{v}"));
             }
             79..=84 if !self.callables.is_empty() && !self.ptrs.is_empty() => {
-                let f = self.callables[self.callables.len() - 1 - self.rng.below(self.callables.len().min(6))];
+                let f = self.callables
+                    [self.callables.len() - 1 - self.rng.below(self.callables.len().min(6))];
                 let (a, b) = (self.pick(Ty::F32), self.pick(Ty::U32));
                 let p = self.ptrs[self.rng.below(self.ptrs.len())];
                 self.def(Ty::F32, format_args!("call %{f}, %{a}, %{b}, %{p}"));
@@ -212,13 +223,23 @@ impl Gen {
                     let v = self.pick(Ty::F32);
                     let b = self.bufs[0];
                     let s = self.id();
-                    self.emit(s, "void", format_args!("resource_write buffer_write %{b}, %{i}, %{v}"));
+                    self.emit(
+                        s,
+                        "void",
+                        format_args!("resource_write buffer_write %{b}, %{i}, %{v}"),
+                    );
                 } else if self.rng.below(2) == 0 {
                     let b = self.bufs[0];
-                    self.def(Ty::F32, format_args!("resource_read buffer_read %{b}, %{i}"));
+                    self.def(
+                        Ty::F32,
+                        format_args!("resource_read buffer_read %{b}, %{i}"),
+                    );
                 } else {
                     let b = self.bufs[1];
-                    self.def(Ty::U32, format_args!("resource_read buffer_read %{b}, %{i}"));
+                    self.def(
+                        Ty::U32,
+                        format_args!("resource_read buffer_read %{b}, %{i}"),
+                    );
                 }
             }
             _ => {
@@ -229,7 +250,12 @@ impl Gen {
     }
 
     fn scope(&self) -> (usize, usize, usize, usize) {
-        (self.vals.len(), self.ptrs.len(), self.arrays.len(), self.structs.len())
+        (
+            self.vals.len(),
+            self.ptrs.len(),
+            self.arrays.len(),
+            self.structs.len(),
+        )
     }
 
     fn unscope(&mut self, s: (usize, usize, usize, usize)) {
@@ -287,9 +313,15 @@ impl Gen {
         self.insts += 1;
         self.depth += 1;
         let c0 = self.c_u32[0];
-        let i = self.def(Ty::U32, format_args!("phi (%{c0}, %{from}), (%{next}, %{update})"));
+        let i = self.def(
+            Ty::U32,
+            format_args!("phi (%{c0}, %{from}), (%{next}, %{update})"),
+        );
         let bound = self.c_u32[self.rng.range(2, 7)];
-        let c = self.def(Ty::Bool, format_args!("arithmetic binary_less %{i}, %{bound}"));
+        let c = self.def(
+            Ty::Bool,
+            format_args!("arithmetic binary_less %{i}, %{bound}"),
+        );
         let (body, merge, cbr) = (self.id(), self.id(), self.id());
         self.emit(cbr, "void", format_args!("cond_br %{c}, %{body}, %{merge}"));
         self.depth -= 1;
@@ -301,7 +333,11 @@ impl Gen {
         let _ = writeln!(self.out, "}}, update %{update}: {{");
         self.depth += 1;
         let one = self.c_u32[1];
-        self.emit(next, "u32", format_args!("arithmetic binary_add %{i}, %{one}"));
+        self.emit(
+            next,
+            "u32",
+            format_args!("arithmetic binary_add %{i}, %{one}"),
+        );
         let b = self.id();
         self.emit(b, "void", format_args!("br %{p}"));
         self.depth -= 1;
@@ -322,10 +358,16 @@ impl Gen {
         if kernel {
             let (b0, b1) = (self.id(), self.id());
             self.bufs = [b0, b1];
-            let _ = write!(self.out, "kernel %{f} (\n    %{b0}: buffer<f32>;\n    %{b1}: buffer<u32>;\n) = define ");
+            let _ = write!(
+                self.out,
+                "kernel %{f} (\n    %{b0}: buffer<f32>;\n    %{b1}: buffer<u32>;\n) = define "
+            );
         } else {
             let (a, b, p) = (self.id(), self.id(), self.id());
-            let _ = write!(self.out, "callable %{f}: f32 (\n    %{a}: f32;\n    %{b}: u32;\n    %{p}: &f32;\n) = define ");
+            let _ = write!(
+                self.out,
+                "callable %{f}: f32 (\n    %{a}: f32;\n    %{b}: u32;\n    %{p}: &f32;\n) = define "
+            );
             self.vals.push((a, Ty::F32));
             self.vals.push((b, Ty::U32));
             self.ptrs.push(p);
@@ -336,7 +378,10 @@ impl Gen {
         self.depth = 1;
         if kernel {
             let (d, c0) = (self.dispatch_id, self.c_u32[0]);
-            self.def(Ty::U32, format_args!("arithmetic extract %{d}.dispatch_id, %{c0}"));
+            self.def(
+                Ty::U32,
+                format_args!("arithmetic extract %{d}.dispatch_id, %{c0}"),
+            );
         }
         let mut open = 0;
         while self.insts - start < size {

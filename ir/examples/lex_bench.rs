@@ -1,0 +1,14 @@
+//! Lexing throughput (debugging aid).
+use logos::Logos;
+use xir_ir::text::lexer::Tok;
+fn main() {
+    let path = std::env::args().nth(1).expect("file");
+    let src = std::fs::read_to_string(&path).expect("read");
+    let t = std::time::Instant::now();
+    let mut n = 0usize;
+    let mut lex = Tok::lexer(&src);
+    while let Some(_t) = lex.next() {
+        n += 1;
+    }
+    println!("{n} tokens in {:?}", t.elapsed());
+}
