@@ -33,7 +33,11 @@ fn committed_fuzz_corpus_round_trips() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert_eq!(forms.len(), 8, "the corpus must reach every print form: {forms:?}");
+    assert_eq!(
+        forms.len(),
+        8,
+        "the corpus must reach every print form: {forms:?}"
+    );
 }
 
 /// The first crash the fuzzer found: `generate_module` overflowed (`seed * 3`) for seeds
