@@ -6,11 +6,11 @@
 #   xir-filecheck, FileCheck -> LLVM's FileCheck (FileCheck-19), the reference engine
 #
 # Features mirror test-corpus/src/lit/features.rs: spirv-tools, vulkan, llvm-filecheck,
-# xir-parser (temporary), plus anything listed in XIR_LIT_FEATURES=a,b.
+# plus anything listed in XIR_LIT_FEATURES=a,b.
 
 import os
 import shutil
-import subprocess
+import sys
 
 import lit.formats
 
@@ -52,12 +52,20 @@ def tool(name):
     return r"(?<![\w./-])" + name.replace("-", r"\-") + r"(?![\w.-])"
 
 
+# `not --crash` with the in-process runner's meaning (see not-crash.py); first, so the
+# tool substitutions below still apply to the command it wraps.
+config.substitutions.append(
+    (r"(?<![\w-])not --crash(?![\w-])", sys.executable + " " + os.path.join(here, "not-crash.py"))
+)
 config.substitutions.append((tool("xir-opt"), xir_opt))
-# xir-bisect and xir-reduce (xir-tools) run xir-opt in-process, so they need no path to it.
+# xir-bisect and xir-reduce (xir-tools) run xir-opt in-process, so they need no path to
+# it. run-lit.sh builds them; a missing binary fails its tests rather than running
+# whatever is on PATH.
 for name in ("xir-bisect", "xir-reduce"):
     path = os.path.join(os.path.dirname(xir_opt), name)
-    if os.path.isfile(path):
-        config.substitutions.append((tool(name), path))
+    if not os.path.isfile(path):
+        lit_config.warning("%s not found at %s; build it: cargo build -p xir-tools" % (name, path))
+    config.substitutions.append((tool(name), path))
 config.substitutions.append((tool("xir-filecheck"), filecheck))
 config.substitutions.append((tool("FileCheck"), filecheck))
 
@@ -80,9 +88,6 @@ if loader and icd:
     features.add("vulkan")
 if filecheck:
     features.add("llvm-filecheck")
-# TEMPORARY, like features.rs: xir-opt can parse text (the parser is on its own branch).
-if subprocess.run([xir_opt], input=b"module;\n", capture_output=True).returncode == 0:
-    features.add("xir-parser")
 for f in os.environ.get("XIR_LIT_FEATURES", "").split(","):
     if f.strip():
         features.add(f.strip())

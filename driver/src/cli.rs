@@ -13,6 +13,10 @@ pub enum Emit {
     Xir,
     /// Flat xir2text (every block a top-level label).
     XirFlat,
+    /// Canonical interchange text (`xir.text 1`).
+    Interchange,
+    /// `LXIRBC` bitcode (to `-o FILE` or a pipe, never a terminal).
+    Bitcode,
 }
 
 /// `--list-passes` formats.
@@ -65,7 +69,7 @@ pub struct Cli {
     #[arg(short = 'o', value_name = "FILE", help_heading = "Output options")]
     pub output: Option<String>,
 
-    /// Output form: xir (nested, default) or xir-flat
+    /// Output form: xir (nested, default), xir-flat, interchange or bitcode
     #[arg(
         long,
         value_enum,
@@ -164,7 +168,7 @@ pub struct Cli {
     #[arg(long, help_heading = "Debugging options")]
     pub print_after_all: bool,
 
-    /// Print the IR before these passes (names or labels, comma-separated)
+    /// Print the IR before these passes (names, labels or paths, comma-separated)
     #[arg(
         long,
         value_name = "PASSES",
@@ -173,7 +177,7 @@ pub struct Cli {
     )]
     pub print_before: Vec<String>,
 
-    /// Print the IR after these passes (names or labels, comma-separated)
+    /// Print the IR after these passes (names, labels or paths, comma-separated)
     #[arg(
         long,
         value_name = "PASSES",

@@ -27,6 +27,47 @@ pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
     xir_ir::text::parse_module(src)
 }
 
+/// Decodes interchange text or bitcode (chosen from the first bytes, see
+/// [`xir_ir::interchange::detect_format`]); `None` when `bytes` are xir text. Text errors
+/// are located diagnostics; bitcode errors name the byte offset.
+pub fn decode_interchange(bytes: &[u8]) -> Option<Result<Module, Vec<Diagnostic>>> {
+    use xir_ir::interchange::{InputFormat, detect_format, read_bitcode, read_interchange_text};
+    match detect_format(bytes) {
+        InputFormat::XirText => None,
+        InputFormat::InterchangeText => Some(match std::str::from_utf8(bytes) {
+            Ok(s) => read_interchange_text(s),
+            Err(e) => Err(vec![Diagnostic::error(
+                format!("input is not valid UTF-8 (byte offset {})", e.valid_up_to()),
+                None,
+            )]),
+        }),
+        InputFormat::Bitcode => Some(read_bitcode(bytes).map_err(|e| {
+            let mut d = vec![Diagnostic::error(e.to_string(), None)];
+            d.extend(e.diagnostics.into_iter().map(|mut x| {
+                x.span = None;
+                x
+            }));
+            d.truncate(1);
+            d
+        })),
+    }
+}
+
+/// Serializes a module as interchange text or bitcode.
+pub fn encode_interchange(module: &Module, bitcode: bool) -> Result<Vec<u8>, Vec<Diagnostic>> {
+    let r = if bitcode {
+        xir_ir::interchange::write_bitcode(module)
+    } else {
+        xir_ir::interchange::write_interchange_text(module).map(String::into_bytes)
+    };
+    r.map_err(|e| {
+        vec![Diagnostic::error(
+            format!("cannot write interchange: {e}"),
+            None,
+        )]
+    })
+}
+
 /// Prints a module in canonical form.
 pub fn print_module(module: &Module, choice: PrintChoice) -> Result<String, Vec<Diagnostic>> {
     let opts = PrintOptions {

@@ -164,7 +164,8 @@ impl IrPrinter {
     }
 
     fn wants(list: &[String], inv: &Invocation<'_>) -> bool {
-        list.iter().any(|p| p == inv.pass || p == inv.display)
+        list.iter()
+            .any(|p| p == inv.pass || p == inv.display || p == inv.path)
     }
 
     /// The printed text in scope: the whole module, or its (filtered) functions.

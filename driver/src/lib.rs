@@ -53,6 +53,15 @@ pub fn set_stderr_is_terminal(yes: bool) {
     STDERR_IS_TERMINAL.store(yes, std::sync::atomic::Ordering::Relaxed);
 }
 
+static STDOUT_IS_TERMINAL: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Tells the driver whether standard output is a terminal (bitcode is never written to
+/// one).
+pub fn set_stdout_is_terminal(yes: bool) {
+    STDOUT_IS_TERMINAL.store(yes, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// What [`set_stderr_is_terminal`] recorded.
 pub fn stderr_is_terminal() -> bool {
     STDERR_IS_TERMINAL.load(std::sync::atomic::Ordering::Relaxed)
@@ -121,7 +130,7 @@ pub fn needs_stdin(args: &[String]) -> bool {
 /// What one chunk produced.
 struct ChunkResult {
     padded: String,
-    output: Option<String>,
+    output: Option<Vec<u8>>,
     diags: Vec<Diagnostic>,
     /// Pipeline log (warnings, dumps, reports) and rendered pipeline errors.
     log: String,
@@ -133,12 +142,23 @@ fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
 }
 
-fn process_chunk(padded: String, cli: &Cli, verify: &frontend::VerifyChoice) -> ChunkResult {
+fn process_chunk(
+    padded: String,
+    raw: Option<&[u8]>,
+    cli: &Cli,
+    verify: &frontend::VerifyChoice,
+) -> ChunkResult {
     let mut diags = Vec::new();
     let mut log = String::new();
     let mut code = EXIT_OK;
     let output = (|| {
-        let (mut module, source_map) = match frontend::parse_module(&padded) {
+        // Interchange text and bitcode are detected from their first bytes.
+        let decoded = frontend::decode_interchange(raw.unwrap_or(padded.as_bytes()));
+        let parsed = match decoded {
+            Some(r) => r.map(|m| (m, xir_ir::source_map::SourceMap::default())),
+            None => frontend::parse_module(&padded),
+        };
+        let (mut module, source_map) = match parsed {
             Ok(m) => m,
             Err(d) => {
                 diags.extend(d);
@@ -178,12 +198,21 @@ fn process_chunk(padded: String, cli: &Cli, verify: &frontend::VerifyChoice) -> 
                 return None;
             }
         }
+        if matches!(cli.emit, Emit::Interchange | Emit::Bitcode) {
+            return match frontend::encode_interchange(&module, cli.emit == Emit::Bitcode) {
+                Ok(b) => Some(b),
+                Err(d) => {
+                    diags.extend(d);
+                    None
+                }
+            };
+        }
         let choice = frontend::PrintChoice {
             flat: cli.emit == Emit::XirFlat,
             debug_info: cli.debug_info,
         };
         match frontend::print_module(&module, choice) {
-            Ok(s) => Some(s),
+            Ok(s) => Some(s.into_bytes()),
             Err(d) => {
                 diags.extend(d);
                 None
@@ -199,11 +228,14 @@ fn process_chunk(padded: String, cli: &Cli, verify: &frontend::VerifyChoice) -> 
     }
 }
 
-fn read_input(cli: &Cli, stdin: &[u8]) -> Result<String, String> {
-    let bytes = match cli.input.as_deref() {
+fn read_raw(cli: &Cli, stdin: &[u8]) -> Result<Vec<u8>, String> {
+    Ok(match cli.input.as_deref() {
         None | Some("-") => stdin.to_vec(),
         Some(p) => std::fs::read(p).map_err(|e| format!("cannot read '{p}': {}", io_msg(&e)))?,
-    };
+    })
+}
+
+fn utf8_input(cli: &Cli, bytes: Vec<u8>) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "{} is not valid UTF-8 (byte offset {})",
@@ -278,11 +310,32 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         },
         None => frontend::VerifyChoice::default(),
     };
-    let src = match read_input(&cli, stdin) {
-        Ok(s) => s,
+    if cli.emit == Emit::Bitcode
+        && matches!(cli.output.as_deref(), None | Some("-"))
+        && STDOUT_IS_TERMINAL.load(std::sync::atomic::Ordering::Relaxed)
+    {
+        return Outcome::usage_error(
+            "refusing to write bitcode to a terminal; use -o FILE or a pipe",
+        );
+    }
+    if cli.emit == Emit::Bitcode && cli.split_input_file {
+        return Outcome::usage_error("--emit=bitcode cannot be combined with --split-input-file");
+    }
+    let raw = match read_raw(&cli, stdin) {
+        Ok(b) => b,
         Err(m) => return Outcome::usage_error(m),
     };
-    let chunks = if cli.split_input_file {
+    let bitcode_input =
+        xir_ir::interchange::detect_format(&raw) == xir_ir::interchange::InputFormat::Bitcode;
+    let src = if bitcode_input {
+        String::new()
+    } else {
+        match utf8_input(&cli, raw.clone()) {
+            Ok(s) => s,
+            Err(m) => return Outcome::usage_error(m),
+        }
+    };
+    let chunks = if cli.split_input_file && !bitcode_input {
         split::split(&src)
     } else {
         vec![split::Chunk {
@@ -292,7 +345,7 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
     };
     let results: Vec<ChunkResult> = chunks
         .iter()
-        .map(|c| process_chunk(c.padded(), &cli, &verify))
+        .map(|c| process_chunk(c.padded(), bitcode_input.then_some(&raw[..]), &cli, &verify))
         .collect();
 
     let name = cli.input_name();
@@ -320,11 +373,19 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         .map(|r| r.code)
         .find(|c| *c != EXIT_OK)
         .unwrap_or(EXIT_USER_ERROR);
-    let outputs: Vec<String> = results
+    let mut outputs: Vec<Vec<u8>> = results
         .into_iter()
         .map(|r| r.output.unwrap_or_default())
         .collect();
-    let text = split::join(&outputs);
+    let text: Vec<u8> = if outputs.len() == 1 {
+        outputs.pop().unwrap_or_default()
+    } else {
+        let strings: Vec<String> = outputs
+            .into_iter()
+            .map(|o| String::from_utf8_lossy(&o).into_owned())
+            .collect();
+        split::join(&strings).into_bytes()
+    };
 
     let mut outcome = Outcome {
         err,
@@ -332,9 +393,9 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         ..Outcome::default()
     };
     match cli.output.as_deref() {
-        None | Some("-") => outcome.out = text.into_bytes(),
+        None | Some("-") => outcome.out = text,
         Some(path) if ok => {
-            if let Err(e) = output::write_atomically(std::path::Path::new(path), text.as_bytes()) {
+            if let Err(e) = output::write_atomically(std::path::Path::new(path), &text) {
                 outcome
                     .err
                     .push_str(&format!("error: cannot write '{path}': {}\n", io_msg(&e)));

@@ -144,7 +144,7 @@ fn stats_time_and_trace() {
         "--pass-stats",
     ]);
     assert!(log.starts_with("PassPipeline '--passes' ("), "{log}");
-    assert!(log.contains("] fp (x2) (converged) (changed)\n"), "{log}");
+    assert!(log.contains("] fp (x2) (converged)\n"), "{log}");
     let (_, log, _) = run(&["--passes=test-never-change", "--pass-stats=json"]);
     assert!(log.starts_with("{\"pipeline\":\"--passes\","), "{log}");
     let (_, log, _) = run(&["--passes=test-never-change", "--time-passes"]);

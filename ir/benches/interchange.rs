@@ -40,27 +40,57 @@ fn big_module(chains: usize, len: usize) -> Module {
     m
 }
 
-fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut times = Vec::with_capacity(runs);
-    let mut last = None;
-    for _ in 0..runs {
-        let t = Instant::now();
-        let r = f();
-        times.push(t.elapsed());
-        last = Some(r);
-    }
-    times.sort();
-    (times[runs / 2], last.expect("at least one run"))
+/// CPU time (user + system) of this process, from `/proc/self/stat` (Linux; zero
+/// elsewhere). On a loaded machine it is a steadier figure than wall time.
+fn cpu_time() -> Duration {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return Duration::ZERO;
+    };
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // After the command name: state is field 0, utime 11, stime 12 (clock ticks, 100 Hz).
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
-fn report(what: &str, d: Duration, bytes: usize, records: usize, insts: usize) {
-    let s = d.as_secs_f64();
+/// Median wall time and median CPU time of `runs` runs, and the last result.
+fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, Duration, T) {
+    let mut wall = Vec::with_capacity(runs);
+    let mut cpu = Vec::with_capacity(runs);
+    let mut last = None;
+    for _ in 0..runs {
+        let (t, c) = (Instant::now(), cpu_time());
+        let r = f();
+        wall.push(t.elapsed());
+        cpu.push(cpu_time().saturating_sub(c));
+        last = Some(r);
+    }
+    wall.sort();
+    cpu.sort();
+    (
+        wall[runs / 2],
+        cpu[runs / 2],
+        last.expect("at least one run"),
+    )
+}
+
+fn report(what: &str, (wall, cpu): (Duration, Duration), bytes: usize, records: usize) {
+    let s = cpu.as_secs_f64().max(1e-9);
     println!(
-        "{what:<22} {:>9.1} ms {:>8.1} MB/s {:>7.1} ns/record {:>7.1} ns/inst",
+        "{what:<22} wall {:>8.1} ms  cpu {:>8.1} ms  {:>8.1} MB/s  {:>7.1} ns/record (cpu)",
+        wall.as_secs_f64() * 1e3,
         s * 1e3,
         bytes as f64 / s / 1e6,
         s * 1e9 / records as f64,
-        s * 1e9 / insts as f64,
     );
 }
 
@@ -69,24 +99,25 @@ fn main() {
     let (chains, len) = (64, 5450);
     let m = big_module(chains, len);
     let insts = m.inst_count();
+    let _ = Instant::now();
     let records = 2 + chains * (1 + 1 + 1) + insts * 3 + chains;
-    let runs = 5;
-    let (vt, _) = median(runs, || {
+    let runs = 7;
+    let (vw, vc, _) = median(runs, || {
         xir_ir::verify::verify_module(&m, &Default::default(), None).len()
     });
-    let (wt, text) = median(runs, || write_interchange_text(&m).expect("write text"));
-    let (rt, _) = median(runs, || read_interchange_text(&text).expect("read text"));
-    let (wb, bc) = median(runs, || write_bitcode(&m).expect("write bitcode"));
-    let (rb, _) = median(runs, || read_bitcode(&bc).expect("read bitcode"));
+    let (ww, wc, text) = median(runs, || write_interchange_text(&m).expect("write text"));
+    let (rw, rc, _) = median(runs, || read_interchange_text(&text).expect("read text"));
+    let (bw, bcpu, bc) = median(runs, || write_bitcode(&m).expect("write bitcode"));
+    let (rbw, rbc, _) = median(runs, || read_bitcode(&bc).expect("read bitcode"));
     println!(
         "module: {insts} instructions, {records} records (limit {}), text {} bytes, bitcode {} bytes",
         xir_ir::interchange::MAX_RECORD_COUNT,
         text.len(),
         bc.len()
     );
-    report("verify (in all four)", vt, text.len(), records, insts);
-    report("write text", wt, text.len(), records, insts);
-    report("read text", rt, text.len(), records, insts);
-    report("write bitcode", wb, bc.len(), records, insts);
-    report("read bitcode", rb, bc.len(), records, insts);
+    report("verify (in all four)", (vw, vc), text.len(), records);
+    report("write text", (ww, wc), text.len(), records);
+    report("read text", (rw, rc), text.len(), records);
+    report("write bitcode", (bw, bcpu), bc.len(), records);
+    report("read bitcode", (rbw, rbc), bc.len(), records);
 }

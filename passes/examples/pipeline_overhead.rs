@@ -9,7 +9,8 @@
 //! valgrind --tool=callgrind --toggle-collect='*measured_direct*'    $B direct    100000
 //! ```
 //!
-//! Usage: `pipeline_overhead framework|direct|both INSTRUCTIONS [REPEAT]`. `both` runs
+//! Usage: `pipeline_overhead framework|direct|verify-each|both INSTRUCTIONS [REPEAT]`
+//! (`verify-each` measures the framework with `--verify-each` on). `both` runs
 //! each mode `REPEAT` times (default 5, alternating) and prints wall-clock medians; the
 //! callgrind counts of the two `measured_*` functions are the precise comparison
 //! (instructions, not seconds, so the shared machine's load does not matter). Every run
@@ -122,16 +123,44 @@ fn generate(insts: usize) -> Module {
 /// The framework: load the shipped pipeline, run it with `--verify-each` off.
 #[inline(never)]
 fn measured_framework(m: &mut Module) -> bool {
+    framework(m, false)
+}
+
+/// The framework with `--verify-each` (verifier + fingerprints around every pass), for
+/// the cost of checking.
+#[inline(never)]
+fn measured_verify_each(m: &mut Module) -> bool {
+    framework(m, true)
+}
+
+struct Verify;
+
+impl xir_passes::pipeline::Verifier for Verify {
+    fn verify(&self, m: &Module, flags: &[String]) -> Result<(), String> {
+        let opts = xir_ir::verify::VerifyOptions::parse_list(&flags.join(","))
+            .map_err(|e| e.to_string())?;
+        let d = xir_ir::verify::verify_module(m, &opts, None);
+        if d.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{d:?}"))
+        }
+    }
+}
+
+fn framework(m: &mut Module, verify_each: bool) -> bool {
     let registry = Registry::new(false);
     let p = Loader::new(&registry)
         .load("cleanup")
         .expect("cleanup loads");
     let mut log = Vec::new();
     let opts = RunOptions {
-        verify_each: false,
+        verify_each,
         ..RunOptions::default()
     };
-    let r = Runner::new(opts, &mut log).run(&p, m);
+    let r = Runner::new(opts, &mut log)
+        .with_verifier(&Verify)
+        .run(&p, m);
     assert!(r.failure.is_none(), "{:?}", r.failure);
     r.stats.records[0].converged
 }
@@ -158,6 +187,7 @@ fn run(mode: &str, insts: usize) -> (Duration, u64) {
     let converged = match mode {
         "framework" => black_box(measured_framework(black_box(&mut m))),
         "direct" => black_box(measured_direct(black_box(&mut m))),
+        "verify-each" => black_box(measured_verify_each(black_box(&mut m))),
         other => panic!("unknown mode '{other}' (framework, direct or both)"),
     };
     let t = start.elapsed();
@@ -175,7 +205,14 @@ fn main() {
     let mode = args.first().map_or("both", String::as_str);
     let insts: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100_000);
     let repeat: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
-    let size = generate(insts).inst_count();
+    let sample = generate(insts);
+    let problems = xir_ir::verify::verify_module(&sample, &Default::default(), None);
+    assert!(
+        problems.is_empty(),
+        "generated module is invalid: {problems:?}"
+    );
+    let size = sample.inst_count();
+    drop(sample);
     if mode != "both" {
         let (t, fp) = run(mode, insts);
         println!(

@@ -1,5 +1,5 @@
 //! Control-flow form checks: the precondition a pass declares through
-//! [`FormRequirement`](crate::registry::FormRequirement), checked by the pipeline before
+//! [`FormRequirement`], checked by the pipeline before
 //! the pass runs. A violated precondition turns the invocation into a refusal.
 
 use crate::registry::FormRequirement;

@@ -329,7 +329,7 @@ fn stats_log_has_upstreams_shape() {
         shape,
         [
             "PassPipeline '--passes' (<t> ms total):",
-            "  [<t>] s (x1) (converged) (changed)",
+            "  [<t>] s (x1) (converged)",
             "    [<t>] test-change-n (changed)",
             "      bumped_count: 1",
             "  [<t>] fp (x1) (converged)",

@@ -10,6 +10,24 @@ use xir_test_corpus::lit::commands::{CommandTable, ExitStatus, Io};
 use xir_test_corpus::lit::runner::Suite;
 use xir_test_corpus::timings;
 
+/// A test failure whose `Debug` is the transcript itself: datatest prints errors with
+/// `{:?}`, which would otherwise show one long escaped string.
+struct Failure(String);
+
+impl std::fmt::Debug for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Failure {}
+
 fn suite() -> &'static Suite {
     static SUITE: OnceLock<Suite> = OnceLock::new();
     SUITE.get_or_init(|| {
@@ -48,17 +66,17 @@ fn run_one(path: &Path) -> datatest_stable::Result<()> {
             Ok(Blessed::Updated(diff)) => show(&format!("blessed {name}:\n{diff}")),
             Ok(Blessed::SkippedXfail) => show(&format!("not blessing {name}: it is XFAIL\n")),
             Ok(_) => {}
-            Err(e) => return Err(format!("cannot bless {name}: {e}").into()),
+            Err(e) => return Err(Failure(format!("cannot bless {name}: {e}")).into()),
         }
     }
     let outcome = suite.run_file(&path);
     timings::record(&name, outcome.status.name(), outcome.elapsed);
     if outcome.status.is_failure() {
-        return Err(format!(
+        return Err(Failure(format!(
             "{}: {name}\n{}\n(re-run: cargo test -p xir-test-corpus --test corpus -- {name})",
             outcome.status.name(),
             outcome.log
-        )
+        ))
         .into());
     }
     Ok(())

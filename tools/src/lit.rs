@@ -76,8 +76,10 @@ pub fn edited_table(
 pub struct LitOracle {
     runner: Arc<dyn OptRunner>,
     test: PathBuf,
+    shown: String,
     original: Vec<u8>,
     args: Vec<String>,
+    features: std::collections::BTreeSet<String>,
 }
 
 impl LitOracle {
@@ -89,8 +91,10 @@ impl LitOracle {
         let mut o = LitOracle {
             runner,
             test: std::path::absolute(test).unwrap_or_else(|_| test.to_path_buf()),
+            shown: test.display().to_string(),
             original,
             args: Vec::new(),
+            features: xir_test_corpus::lit::features::detect(),
         };
         let (_, caps, _) = o.run(&o.original.clone(), &Edit::none()).map_err(|u| u.0)?;
         let with: Vec<&Captured> = caps.iter().filter(|c| c.edited).collect();
@@ -135,6 +139,8 @@ impl LitOracle {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "test.xir".into());
             let p = tmp.join(&name);
+            let dir = self.test.parent().unwrap_or(Path::new("."));
+            let text = pin_source_dir(&String::from_utf8_lossy(text), dir);
             std::fs::write(&p, text).map_err(|e| Undecided(e.to_string()))?;
             p
         };
@@ -142,7 +148,7 @@ impl LitOracle {
         let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let suite = Suite {
             table: edited_table(self.runner.clone(), edit.clone(), log.clone()),
-            features: xir_test_corpus::lit::features::detect(),
+            features: self.features.clone(),
             source_root: root,
             tmp_root: tmp.join("tmp"),
         };
@@ -150,6 +156,28 @@ impl LitOracle {
         let caps = log.lock().map(|l| l.clone()).unwrap_or_default();
         Ok((outcome.status, caps, outcome.log))
     }
+}
+
+/// `text` with `%S`, `%p` (and `%/S`, `%/p`) in its RUN lines replaced by `dir`: a
+/// candidate is written to a temporary directory, but its RUN lines must still find
+/// the files next to the original test.
+pub fn pin_source_dir(text: &str, dir: &Path) -> String {
+    let d = dir.display().to_string();
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if line.contains("RUN:") {
+            out.push_str(
+                &line
+                    .replace("%/S", &d)
+                    .replace("%/p", &d)
+                    .replace("%S", &d)
+                    .replace("%p", &d),
+            );
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// `args` without the positional input (`%s` or `-`) and `-o FILE`.
@@ -224,7 +252,7 @@ impl Oracle for LitOracle {
         })
     }
     fn describe(&self) -> String {
-        format!("the RUN lines of {} fail", self.test.display())
+        format!("the RUN lines of {} fail", self.shown)
     }
     fn opt_args(&self) -> Vec<String> {
         self.args.clone()
@@ -265,6 +293,15 @@ pub fn verify_regression(oracle: &LitOracle, text: &str, index: u64) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn source_dir_is_pinned_in_run_lines_only() {
+        let t = "// RUN: xir-opt %s --pipeline=%S/p.xpl | x %/p\n%p: i32 = phi (%S, %b);\n";
+        assert_eq!(
+            pin_source_dir(t, Path::new("/d")),
+            "// RUN: xir-opt %s --pipeline=/d/p.xpl | x /d\n%p: i32 = phi (%S, %b);\n"
+        );
+    }
 
     #[test]
     fn pipeline_detection_and_input_removal() {

@@ -338,6 +338,29 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn spirv_val_convention() {
+        // A stand-in validator: accepts a module containing "valid".
+        let p = Predicate::SpirvVal {
+            program: "sh".into(),
+            args: a(&[
+                "-c",
+                "grep -q valid \"$0\" || { echo 'error: invalid' >&2; exit 1; }",
+            ]),
+        };
+        assert!(!p.eval(&Fake, b"valid module", &[]).unwrap().bad);
+        let v = p.eval(&Fake, b"broken module", &[]).unwrap();
+        assert!(v.bad && v.detail.contains("error: invalid"), "{}", v.detail);
+        // xir-opt failing is bad without running the validator.
+        assert!(p.eval(&Fake, b"valid", &a(&["crash"])).unwrap().bad);
+        // A missing validator cannot decide.
+        let missing = Predicate::SpirvVal {
+            program: "/nonexistent/spirv-val".into(),
+            args: vec![],
+        };
+        assert!(missing.eval(&Fake, b"x", &[]).is_err());
+    }
+
+    #[test]
     fn command_convention() {
         let p = |c: &str| Predicate::Command(c.into());
         assert!(!p("grep -q hello").eval(&Fake, b"hello\n", &[]).unwrap().bad);

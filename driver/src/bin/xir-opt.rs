@@ -15,6 +15,7 @@ fn main() {
         std::process::exit(xir_driver::EXIT_USER_ERROR);
     }
     xir_driver::set_stderr_is_terminal(std::io::stderr().is_terminal());
+    xir_driver::set_stdout_is_terminal(std::io::stdout().is_terminal());
     let code = xir_driver::xir_opt_main(
         &args,
         &stdin,

@@ -50,9 +50,37 @@ enum Slot {
     Local(FuncId, Value),
 }
 
+/// Value ids: a dense table for the small ids canonical files use, a map for the rest.
+struct Ids {
+    dense: Vec<Option<Slot>>,
+    sparse: FxHashMap<u64, Slot>,
+}
+
+impl Ids {
+    fn with_records(n: usize) -> Self {
+        Self {
+            dense: vec![None; n.saturating_mul(2).saturating_add(64)],
+            sparse: FxHashMap::default(),
+        }
+    }
+    fn get(&self, id: &u64) -> Option<&Slot> {
+        match usize::try_from(*id).ok().and_then(|i| self.dense.get(i)) {
+            Some(s) => s.as_ref(),
+            None => self.sparse.get(id),
+        }
+    }
+    /// Inserts; returns the previous slot.
+    fn insert(&mut self, id: u64, slot: Slot) -> Option<Slot> {
+        match usize::try_from(id).ok().and_then(|i| self.dense.get_mut(i)) {
+            Some(s) => s.replace(slot),
+            None => self.sparse.insert(id, slot),
+        }
+    }
+}
+
 struct Builder<'r, 'a> {
     m: Module,
-    ids: FxHashMap<u64, Slot>,
+    ids: Ids,
     types: FxHashMap<&'r [u8], Option<Type>>,
     native_budget: usize,
     _rec: std::marker::PhantomData<&'a ()>,
@@ -511,7 +539,14 @@ fn access(aux: &[i64]) -> crate::op::BindlessAccess {
 pub(crate) fn build_module(rec: &ModuleRec<'_>) -> BResult<(Module, SourceMap)> {
     let mut b = Builder {
         m: Module::new(),
-        ids: FxHashMap::default(),
+        ids: Ids::with_records(
+            rec.globals.len()
+                + rec
+                    .functions
+                    .iter()
+                    .map(|f| 1 + f.args.len() + f.blocks.len() + f.insts.len())
+                    .sum::<usize>(),
+        ),
         types: FxHashMap::default(),
         native_budget: 2 * MAX_PAYLOAD_SIZE,
         _rec: std::marker::PhantomData,

@@ -357,11 +357,23 @@ pub(crate) fn shape_ok(tag: InstTag, op: WireOp, n: usize, aux: usize, pay: usiz
 
 /// Whether the op kind matches the tag (symbolic op for op tags, `-1` otherwise).
 pub(crate) fn op_matches_tag(tag: InstTag, op: WireOp) -> bool {
-    match expected_op_family(tag) {
-        OpFamily::None => op == WireOp::None,
-        OpFamily::NullCallback => op == WireOp::NullCallback,
-        OpFamily::Symbolic => parse_op(tag, op.name().as_bytes()) == Some(op),
-    }
+    use InstTag as T;
+    use WireOp as W;
+    matches!(
+        (tag, op),
+        (T::Alloca, W::Alloca(_))
+            | (T::Arithmetic, W::Arithmetic(_))
+            | (T::Cast, W::Cast(_))
+            | (T::Atomic, W::Atomic(_))
+            | (T::ThreadGroup, W::ThreadGroup(_))
+            | (T::ResourceQuery, W::ResourceQuery(_))
+            | (T::ResourceRead, W::ResourceRead(_))
+            | (T::ResourceWrite, W::ResourceWrite(_))
+            | (T::RayQueryObjectRead, W::RayQueryObjectRead(_))
+            | (T::RayQueryObjectWrite, W::RayQueryObjectWrite(_))
+            | (T::AutodiffIntrinsic, W::AutodiffIntrinsic(_))
+            | (T::DebugBreak, W::NullCallback)
+    ) || (expected_op_family(tag) == OpFamily::None && op == W::None)
 }
 
 /// Range rules on auxiliary integers (shape already checked).

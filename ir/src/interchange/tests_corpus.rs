@@ -184,15 +184,24 @@ fn fuzz_corpus_replay() {
     }
     for p in files_all(&fz.join("interchange_bitcode")) {
         let data = std::fs::read(&p).unwrap();
-        if let Ok(m) = read_bitcode(&data) {
-            let text = write_interchange_text(&m).unwrap();
-            let m2 = read_bitcode(&write_bitcode(&m).unwrap()).unwrap();
-            assert_eq!(
-                write_interchange_text(&m2).unwrap(),
-                text,
-                "{}",
-                p.display()
-            );
+        let mut fixed = data.clone();
+        if fixed.len() >= BITCODE_HEADER_SIZE {
+            let len = (fixed.len() - BITCODE_HEADER_SIZE) as u64;
+            fixed[16..24].copy_from_slice(&len.to_le_bytes());
+            let sum = bitcode_write::fnv1a64(&data[BITCODE_HEADER_SIZE..]);
+            fixed[24..32].copy_from_slice(&sum.to_le_bytes());
+        }
+        for d in [&data, &fixed] {
+            if let Ok(m) = read_bitcode(d) {
+                let text = write_interchange_text(&m).unwrap();
+                let m2 = read_bitcode(&write_bitcode(&m).unwrap()).unwrap();
+                assert_eq!(
+                    write_interchange_text(&m2).unwrap(),
+                    text,
+                    "{}",
+                    p.display()
+                );
+            }
         }
         n += 1;
     }

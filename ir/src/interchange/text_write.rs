@@ -23,6 +23,28 @@ pub fn write_interchange_text(m: &Module) -> Result<String, InterchangeError> {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
+/// Appends a space and the decimal `v` (faster than `write!`).
+fn push_num(out: &mut String, v: i64) {
+    let mut buf = [0u8; 21];
+    let mut i = buf.len();
+    let mut u = v.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    out.push(' ');
+    // Only ASCII digits and '-' were written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
 /// Appends `s` quoted, escaping `\\ \" \n \r \t` and every other byte outside
 /// printable ASCII as `\xHH`.
 pub(crate) fn push_quoted(out: &mut String, s: &[u8]) {
@@ -56,6 +78,11 @@ pub(crate) fn push_quoted(out: &mut String, s: &[u8]) {
 }
 
 fn push_md(out: &mut String, ind: &str, md: &[MdRec<'_>]) {
+    if md.is_empty() {
+        out.push_str(ind);
+        out.push_str("metadata 0\n");
+        return;
+    }
     let _ = writeln!(out, "{ind}metadata {}", md.len());
     for r in md {
         out.push_str(ind);
@@ -155,21 +182,22 @@ pub(crate) fn records_to_text(rec: &ModuleRec<'_>) -> String {
         let _ = writeln!(out, "    body {}", f.body);
         let _ = writeln!(out, "    instructions {}", f.insts.len());
         for i in &f.insts {
-            let _ = write!(
-                out,
-                "    instruction {} {} {} ",
-                i.id,
-                i.block,
-                i.tag.interchange_name()
-            );
+            out.push_str("    instruction");
+            push_num(&mut out, i.id as i64);
+            push_num(&mut out, i.block as i64);
+            out.push(' ');
+            out.push_str(i.tag.interchange_name());
+            out.push(' ');
             push_quoted(&mut out, &i.ty);
-            let _ = write!(out, " {} {}", i.op.name(), i.operands.len());
+            out.push(' ');
+            out.push_str(i.op.name());
+            push_num(&mut out, i.operands.len() as i64);
             for o in &i.operands {
-                let _ = write!(out, " {o}");
+                push_num(&mut out, *o);
             }
-            let _ = write!(out, " {}", i.aux.len());
+            push_num(&mut out, i.aux.len() as i64);
             for a in &i.aux {
-                let _ = write!(out, " {a}");
+                push_num(&mut out, *a);
             }
             if !i.payloads.is_empty() {
                 let _ = write!(out, " payloads {}", i.payloads.len());

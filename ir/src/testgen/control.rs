@@ -89,11 +89,11 @@ impl Fb<'_> {
                 return;
             }
             let cont = self.scopes.iter().rev().find_map(|s| s.cont);
-            if let Some(c) = cont {
-                if self.rng.chance(10) {
-                    self.ins(InstKind::Continue, None, vec![Value::Block(c)]);
-                    return;
-                }
+            if let Some(c) = cont
+                && self.rng.chance(10)
+            {
+                self.ins(InstKind::Continue, None, vec![Value::Block(c)]);
+                return;
             }
         }
         self.ins(InstKind::Branch, None, vec![Value::Block(to)]);

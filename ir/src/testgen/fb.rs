@@ -176,15 +176,16 @@ impl<'g> Fb<'g> {
         if self.rng.chance(4) {
             return Value::Undef(self.m.undef(t));
         }
-        if self.rng.chance(65) {
-            let matches: Vec<Value> = self
-                .vals
-                .iter()
-                .filter(|(_, x)| *x == t)
-                .map(|(v, _)| *v)
-                .collect();
-            if !matches.is_empty() {
-                return self.rng.pick(&matches);
+        if self.rng.chance(65) && !self.vals.is_empty() {
+            // Scan the pool circularly from a random start: a random match without
+            // collecting the candidates.
+            let n = self.vals.len();
+            let start = self.rng.index(n);
+            for k in 0..n {
+                let (v, x) = self.vals[(start + k) % n];
+                if x == t {
+                    return v;
+                }
             }
         }
         match self.konst(t) {
@@ -309,10 +310,10 @@ impl<'g> Fb<'g> {
             let mut ci = constructs.into_iter();
             for (k, r) in window.into_iter().enumerate() {
                 recipes::emit(self, r);
-                if (k + 1) % per == 0 {
-                    if let Some(c) = ci.next() {
-                        self.construct(c);
-                    }
+                if (k + 1) % per == 0
+                    && let Some(c) = ci.next()
+                {
+                    self.construct(c);
                 }
             }
             for c in ci {

@@ -5,6 +5,7 @@
 //! function can use), then misc instructions, atomics, autodiff intrinsics, ray-query
 //! object ops, resource queries, reads and writes (kernel only).
 
+use super::arith_recipes::{arith, step_into, vals};
 use super::fb::Fb;
 use super::resources;
 use crate::function::ArgKind;
@@ -39,7 +40,7 @@ pub(crate) const ALL_COUNT: usize = SIMPLE_COUNT
     + ResourceReadOp::ALL.len()
     + ResourceWriteOp::ALL.len();
 
-const NUM: [K; 11] = [
+pub(crate) const NUM: [K; 11] = [
     K::I8,
     K::U8,
     K::I16,
@@ -52,8 +53,8 @@ const NUM: [K; 11] = [
     K::F32,
     K::F64,
 ];
-const INT: [K; 8] = [K::I8, K::U8, K::I16, K::U16, K::I32, K::U32, K::I64, K::U64];
-const FLT: [K; 3] = [K::F16, K::F32, K::F64];
+pub(crate) const INT: [K; 8] = [K::I8, K::U8, K::I16, K::U16, K::I32, K::U32, K::I64, K::U64];
+pub(crate) const FLT: [K; 3] = [K::F16, K::F32, K::F64];
 
 /// Emits recipe `r` of the full list (kernel context).
 pub(crate) fn emit(fb: &mut Fb<'_>, r: usize) {
@@ -124,11 +125,11 @@ pub(crate) fn sv(fb: &mut Fb<'_>, k: K, n: u8) -> Type {
     if n == 1 { e } else { fb.m.types.vector(e, n) }
 }
 
-fn dim(fb: &mut Fb<'_>) -> u8 {
+pub(crate) fn dim(fb: &mut Fb<'_>) -> u8 {
     fb.rng.pick(&[1, 1, 2, 3, 4])
 }
 
-fn vdim(fb: &mut Fb<'_>) -> u8 {
+pub(crate) fn vdim(fb: &mut Fb<'_>) -> u8 {
     fb.rng.pick(&[2, 3, 4])
 }
 
@@ -185,380 +186,6 @@ pub(crate) fn random_composite(fb: &mut Fb<'_>) -> Type {
             elem: f,
             len: 1 + fb.rng.below(5),
         }),
-    }
-}
-
-fn emit_arith(fb: &mut Fb<'_>, op: A, ty: Type, ops: Vec<Value>) -> Value {
-    fb.val_ins(InstKind::Arithmetic(op), ty, ops)
-}
-
-fn vals(fb: &mut Fb<'_>, ts: &[Type]) -> Vec<Value> {
-    ts.iter().map(|t| fb.val(*t)).collect()
-}
-
-/// A well-typed instance of arithmetic op `op`.
-pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
-    let bool_t = fb.m.types.bool();
-    let n = dim(fb);
-    let (ty, ops): (Type, Vec<Value>) = match op {
-        A::UnaryMinus | A::Abs => {
-            let t = {
-                let a_ = fb.rng.pick(&NUM);
-                sv(fb, a_, n)
-            };
-            (t, vals(fb, &[t]))
-        }
-        A::UnaryBitNot => {
-            let k = if fb.rng.chance(20) {
-                K::Bool
-            } else {
-                fb.rng.pick(&INT)
-            };
-            let t = sv(fb, k, n);
-            (t, vals(fb, &[t]))
-        }
-        A::BinaryAdd
-        | A::BinarySub
-        | A::BinaryMul
-        | A::BinaryDiv
-        | A::BinaryMod
-        | A::Min
-        | A::Max => {
-            let t = {
-                let a_ = fb.rng.pick(&NUM);
-                sv(fb, a_, n)
-            };
-            (t, vals(fb, &[t, t]))
-        }
-        A::Clamp => {
-            let t = {
-                let a_ = fb.rng.pick(&NUM);
-                sv(fb, a_, n)
-            };
-            (t, vals(fb, &[t, t, t]))
-        }
-        A::BinaryBitAnd | A::BinaryBitOr | A::BinaryBitXor => {
-            let k = if fb.rng.chance(20) {
-                K::Bool
-            } else {
-                fb.rng.pick(&INT)
-            };
-            let t = sv(fb, k, n);
-            (t, vals(fb, &[t, t]))
-        }
-        A::BinaryShiftLeft | A::BinaryShiftRight | A::BinaryRotateLeft | A::BinaryRotateRight => {
-            let t = {
-                let a_ = fb.rng.pick(&INT);
-                sv(fb, a_, n)
-            };
-            let s = {
-                let a_ = fb.rng.pick(&[K::U32, K::I32, K::U8]);
-                sv(fb, a_, n)
-            };
-            (t, vals(fb, &[t, s]))
-        }
-        A::BinaryLess | A::BinaryGreater | A::BinaryLessEqual | A::BinaryGreaterEqual => {
-            let t = {
-                let a_ = fb.rng.pick(&NUM);
-                sv(fb, a_, n)
-            };
-            (sv(fb, K::Bool, n), vals(fb, &[t, t]))
-        }
-        A::BinaryEqual | A::BinaryNotEqual => {
-            let k = if fb.rng.chance(20) {
-                K::Bool
-            } else {
-                fb.rng.pick(&NUM)
-            };
-            let t = sv(fb, k, n);
-            (sv(fb, K::Bool, n), vals(fb, &[t, t]))
-        }
-        A::All | A::Any => {
-            let n = vdim(fb);
-            let t = sv(fb, K::Bool, n);
-            (bool_t, vals(fb, &[t]))
-        }
-        A::Select => {
-            let t = {
-                let a_ = fb.rng.pick(&[K::F32, K::I32, K::Bool, K::U64]);
-                sv(fb, a_, n)
-            };
-            let c = if n > 1 && fb.rng.chance(50) {
-                sv(fb, K::Bool, n)
-            } else {
-                bool_t
-            };
-            (t, vals(fb, &[t, t, c]))
-        }
-        A::Saturate
-        | A::Acos
-        | A::Acosh
-        | A::Asin
-        | A::Asinh
-        | A::Atan
-        | A::Atanh
-        | A::Cos
-        | A::Cosh
-        | A::Sin
-        | A::Sinh
-        | A::Tan
-        | A::Tanh
-        | A::Exp
-        | A::Exp2
-        | A::Exp10
-        | A::Log
-        | A::Log2
-        | A::Log10
-        | A::Sqrt
-        | A::Rsqrt
-        | A::Ceil
-        | A::Floor
-        | A::Fract
-        | A::Trunc
-        | A::Round
-        | A::Rint => {
-            let t = {
-                let a_ = fb.rng.pick(&FLT);
-                sv(fb, a_, n)
-            };
-            (t, vals(fb, &[t]))
-        }
-        A::Lerp | A::Smoothstep | A::Step => {
-            let k = fb.rng.pick(&FLT);
-            let t = sv(fb, k, n);
-            let e = if fb.rng.chance(40) {
-                fb.m.types.scalar(k)
-            } else {
-                t
-            };
-            let ts: Vec<Type> = match op {
-                A::Lerp => vec![t, t, e],
-                A::Smoothstep => vec![e, e, t],
-                _ => vec![e, t],
-            };
-            (t, vals(fb, &ts))
-        }
-        A::Clz | A::Ctz | A::Popcount | A::Reverse => {
-            let t = sv(fb, K::U32, n);
-            (t, vals(fb, &[t]))
-        }
-        A::Isinf | A::Isnan => {
-            let t = {
-                let a_ = fb.rng.pick(&FLT);
-                sv(fb, a_, n)
-            };
-            (sv(fb, K::Bool, n), vals(fb, &[t]))
-        }
-        A::Atan2 | A::Pow | A::Copysign => {
-            let t = {
-                let a_ = fb.rng.pick(&FLT);
-                sv(fb, a_, n)
-            };
-            (t, vals(fb, &[t, t]))
-        }
-        A::Fma => {
-            let t = {
-                let a_ = fb.rng.pick(&FLT);
-                sv(fb, a_, n)
-            };
-            (t, vals(fb, &[t, t, t]))
-        }
-        A::PowInt => {
-            let t = {
-                let a_ = fb.rng.pick(&FLT);
-                sv(fb, a_, n)
-            };
-            let en = if fb.rng.chance(50) { 1 } else { n };
-            let e = {
-                let a_ = fb.rng.pick(&[K::I32, K::U32, K::I64]);
-                sv(fb, a_, en)
-            };
-            (t, vals(fb, &[t, e]))
-        }
-        A::Cross => {
-            let t = {
-                let a_ = fb.rng.pick(&FLT);
-                sv(fb, a_, 3)
-            };
-            (t, vals(fb, &[t, t]))
-        }
-        A::Dot | A::Length | A::LengthSquared => {
-            let k = fb.rng.pick(&FLT);
-            let n = vdim(fb);
-            let t = sv(fb, k, n);
-            let e = fb.m.types.scalar(k);
-            let ts: &[Type] = if op == A::Dot { &[t, t] } else { &[t] };
-            (e, vals(fb, ts))
-        }
-        A::Normalize | A::Faceforward | A::Reflect => {
-            let n = vdim(fb);
-            let t = {
-                let a_ = fb.rng.pick(&FLT);
-                sv(fb, a_, n)
-            };
-            let c = match op {
-                A::Normalize => 1,
-                A::Reflect => 2,
-                _ => 3,
-            };
-            (t, vals(fb, &vec![t; c]))
-        }
-        A::ReduceSum | A::ReduceProduct | A::ReduceMin | A::ReduceMax => {
-            let k = fb.rng.pick(&NUM);
-            let n = vdim(fb);
-            let t = sv(fb, k, n);
-            (fb.m.types.scalar(k), vals(fb, &[t]))
-        }
-        A::OuterProduct => {
-            let n = vdim(fb);
-            let m = mat(fb, n);
-            if fb.rng.chance(70) {
-                let v = sv(fb, K::F32, n);
-                (m, vals(fb, &[v, v]))
-            } else {
-                (m, vals(fb, &[m, m]))
-            }
-        }
-        A::MatrixCompNeg | A::MatrixTranspose | A::MatrixInverse => {
-            let n = vdim(fb);
-            let m = mat(fb, n);
-            (m, vals(fb, &[m]))
-        }
-        A::MatrixCompAdd | A::MatrixCompSub | A::MatrixCompMul | A::MatrixCompDiv => {
-            let n = vdim(fb);
-            let m = mat(fb, n);
-            let f = fb.m.types.f32();
-            let ts = match fb.rng.below(3) {
-                0 => [m, m],
-                1 => [m, f],
-                _ => [f, m],
-            };
-            (m, vals(fb, &ts))
-        }
-        A::MatrixLinalgMul => {
-            let n = vdim(fb);
-            let m = mat(fb, n);
-            let v = sv(fb, K::F32, n);
-            match fb.rng.below(3) {
-                0 => (m, vals(fb, &[m, m])),
-                1 => (v, vals(fb, &[m, v])),
-                _ => (v, vals(fb, &[v, m])),
-            }
-        }
-        A::MatrixDeterminant => {
-            let n = vdim(fb);
-            let m = mat(fb, n);
-            (fb.m.types.f32(), vals(fb, &[m]))
-        }
-        A::Aggregate => return aggregate(fb),
-        A::Shuffle => {
-            let k = fb.rng.pick(&[K::F32, K::I32, K::U16, K::Bool]);
-            let sn = vdim(fb);
-            let src = sv(fb, k, sn);
-            let rn = vdim(fb);
-            let r = sv(fb, k, rn);
-            let mut ops = vec![fb.val(src)];
-            for j in 0..rn {
-                ops.push(fb.int_const(if j % 2 == 0 { K::U32 } else { K::I32 }, j as u64 % 2));
-            }
-            (r, ops)
-        }
-        A::Extract | A::Insert => return extract_insert(fb, op == A::Insert),
-    };
-    emit_arith(fb, op, ty, ops);
-}
-
-fn aggregate(fb: &mut Fb<'_>) {
-    match fb.rng.below(5) {
-        0 => {
-            let k = fb.rng.pick(&NUM);
-            let n = vdim(fb);
-            let t = sv(fb, k, n);
-            let e = fb.m.types.scalar(k);
-            let ops = vals(fb, &vec![e; n as usize]);
-            emit_arith(fb, A::Aggregate, t, ops);
-        }
-        1 => {
-            let n = vdim(fb);
-            let m = mat(fb, n);
-            let c = sv(fb, K::F32, n);
-            let ops = vals(fb, &vec![c; n as usize]);
-            emit_arith(fb, A::Aggregate, m, ops);
-        }
-        2 => {
-            let e = fb.m.types.u32();
-            let len = 1 + fb.rng.below(4);
-            let t = fb.m.types.intern(TypeData::Array { elem: e, len });
-            let ops = vals(fb, &vec![e; len as usize]);
-            emit_arith(fb, A::Aggregate, t, ops);
-        }
-        3 => {
-            let e = fb.m.types.scalar(K::F16);
-            let len = 2 + fb.rng.below(7) as u32;
-            let t = fb.m.types.intern(TypeData::CoopVector { elem: e, len });
-            let ops = vals(fb, &vec![e; len as usize]);
-            emit_arith(fb, A::Aggregate, t, ops);
-        }
-        _ => {
-            let t = random_composite(fb);
-            let members = match fb.m.types.get(t).clone() {
-                TypeData::Struct { members, .. } => members,
-                _ => return arith(fb, A::BinaryAdd),
-            };
-            let ops = vals(fb, &members);
-            emit_arith(fb, A::Aggregate, t, ops);
-        }
-    }
-}
-
-/// The element reached by one index into `t`, with a suitable index value.
-pub(crate) fn step_into(fb: &mut Fb<'_>, t: Type) -> Option<(Type, Value)> {
-    match fb.m.types.get(t).clone() {
-        TypeData::Struct { members, .. } if !members.is_empty() => {
-            let k = fb.rng.index(members.len());
-            let kind = fb.rng.pick(&[K::U32, K::I32, K::U64]);
-            Some((members[k], fb.int_const(kind, k as u64)))
-        }
-        TypeData::Array { elem, .. } | TypeData::Vector { elem, .. } => {
-            let k = fb.rng.pick(&[K::U32, K::I32, K::U64]);
-            let i = fb.sval(k);
-            Some((elem, i))
-        }
-        TypeData::Matrix { elem, n } => {
-            let col = fb.m.types.vector(elem, n);
-            let i = fb.sval(K::U32);
-            Some((col, i))
-        }
-        _ => None,
-    }
-}
-
-fn extract_insert(fb: &mut Fb<'_>, insert: bool) {
-    let agg_t = random_composite(fb);
-    let agg = fb.val(agg_t);
-    let mut cur = agg_t;
-    let mut idx = Vec::new();
-    for _ in 0..1 + fb.rng.below(2) {
-        match step_into(fb, cur) {
-            Some((e, i)) => {
-                cur = e;
-                idx.push(i);
-            }
-            None => break,
-        }
-    }
-    if idx.is_empty() {
-        return arith(fb, A::BinaryAdd);
-    }
-    if insert {
-        let v = fb.val(cur);
-        let mut ops = vec![agg, v];
-        ops.extend(idx);
-        emit_arith(fb, A::Insert, agg_t, ops);
-    } else {
-        let mut ops = vec![agg];
-        ops.extend(idx);
-        emit_arith(fb, A::Extract, cur, ops);
     }
 }
 

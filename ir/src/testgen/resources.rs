@@ -161,7 +161,7 @@ fn access(fb: &mut Fb<'_>, bindless: bool) -> BindlessAccess {
 /// A well-typed `resource_query op`.
 pub(crate) fn query(fb: &mut Fb<'_>, op: Q) {
     if fb.res.len() <= ACCEL {
-        return super::recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
+        return super::arith_recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
     }
     let name = op.name();
     let d3 = name.contains("texture3d");
@@ -283,7 +283,7 @@ pub(crate) fn query(fb: &mut Fb<'_>, op: Q) {
 /// A well-typed `resource_read op`.
 pub(crate) fn read(fb: &mut Fb<'_>, op: R) {
     if fb.res.len() <= BUF_STRUCT {
-        return super::recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
+        return super::arith_recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
     }
     let r = |fb: &Fb<'_>, k| res(fb, k).unwrap_or(Value::Block(fb.cur));
     let cv = coopvec(fb, K::F16, 16);
@@ -409,7 +409,7 @@ fn shared_array(fb: &mut Fb<'_>, k: K, len: u64) -> Value {
 /// A well-typed `resource_write op`.
 pub(crate) fn write(fb: &mut Fb<'_>, op: W) {
     if fb.res.len() <= BUF_STRUCT {
-        return super::recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
+        return super::arith_recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
     }
     let r = |fb: &Fb<'_>, k| res(fb, k).unwrap_or(Value::Block(fb.cur));
     let cv = coopvec(fb, K::F16, 16);
@@ -489,7 +489,7 @@ pub(crate) fn write(fb: &mut Fb<'_>, op: W) {
 /// A well-typed atomic on a buffer element, a struct member in a buffer, or a shared array.
 pub(crate) fn atomic(fb: &mut Fb<'_>, op: AtomicOp) {
     if fb.res.len() <= BUF_STRUCT {
-        return super::recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
+        return super::arith_recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
     }
     let bitwise = matches!(
         op,

@@ -539,7 +539,7 @@ impl<'s> Ctx<'s> {
         ) {
             Some(op) => Body {
                 kind: Some(InstKind::Arithmetic(op)),
-                ops: ops,
+                ops,
             },
             None => Body::err(),
         }
@@ -694,7 +694,7 @@ impl<'s> Ctx<'s> {
                 AutodiffIntrinsicOp::name,
             )
             .map(InstKind::AutodiffIntrinsic);
-        Body { kind, ops: ops }
+        Body { kind, ops }
     }
 
     /// `cast static_cast|bitwise_cast %v`.

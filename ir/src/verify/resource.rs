@@ -411,9 +411,6 @@ pub(super) fn check_write(
     d: &InstData,
 ) -> Result<(), String> {
     let o = Ops { fx, d };
-    if d.ty.is_some() {
-        return Err("resource writes produce no value".into());
-    }
     o.data_from(1)?;
     bindless_attr(acc, op.is_bindless())?;
     let operands_ok = match op {
@@ -519,9 +516,6 @@ pub(super) fn check_rq_read(
 /// Checks a `ray_query_object_write`.
 pub(super) fn check_rq_write(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
     let o = Ops { fx, d };
-    if d.ty.is_some() {
-        return Err("ray-query writes produce no value".into());
-    }
     if !fx.ray_query_object(d.operands[0]) {
         return o.fail(
             "operand 0 must be a ray-query object (an lvalue of `LC_RayQueryAll`/`LC_RayQueryAny`)",
@@ -536,9 +530,6 @@ pub(super) fn check_rq_write(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String
 /// Checks a `ray_query_pipeline`.
 pub(super) fn check_rq_pipeline(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
     let o = Ops { fx, d };
-    if d.ty.is_some() {
-        return Err("ray-query pipelines produce no value".into());
-    }
     let q = d.operands[0];
     if !fx.ray_query_object(q) {
         return o.fail(

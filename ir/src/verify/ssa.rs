@@ -87,10 +87,11 @@ fn build_graph(fx: &Fx<'_, '_>) -> Graph {
         }
         let mut succs = Vec::new();
         for k in successor_slots(&d.kind, d.operands.len()) {
-            if let Value::Block(t) = d.operands[k] {
-                if fx.is_owned(t) && !succs.contains(&t) {
-                    succs.push(t);
-                }
+            if let Value::Block(t) = d.operands[k]
+                && fx.is_owned(t)
+                && !succs.contains(&t)
+            {
+                succs.push(t);
             }
         }
         for &t in &succs {

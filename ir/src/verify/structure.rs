@@ -207,11 +207,11 @@ pub(super) fn check_block_layout(fx: &mut Fx<'_, '_>, b: BlockId) {
 pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) -> bool {
     let Some(d) = fx.inst(i) else { return false };
     let mut ok = true;
-    if let Some(t) = d.ty {
-        if !fx.tys.valid(t) {
-            fx.err_inst(b, i, "result type handle is out of range");
-            ok = false;
-        }
+    if let Some(t) = d.ty
+        && !fx.tys.valid(t)
+    {
+        fx.err_inst(b, i, "result type handle is out of range");
+        ok = false;
     }
     for (k, &v) in d.operands.iter().enumerate() {
         let problem = match v {
@@ -303,19 +303,15 @@ pub(super) fn check_control_flow(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, han
             forward,
             n_forward_grads,
             ..
-        } => {
-            if *forward != (*n_forward_grads > 0) {
-                fx.err_inst(
-                    b,
-                    i,
-                    "a forward-mode autodiff scope needs a positive gradient count, and only forward scopes may have one",
-                );
-            }
+        } if *forward != (*n_forward_grads > 0) => {
+            fx.err_inst(
+                b,
+                i,
+                "a forward-mode autodiff scope needs a positive gradient count, and only forward scopes may have one",
+            );
         }
-        InstKind::Switch { labels, .. } | InstKind::IndexedBranch { labels } => {
-            if handles_ok {
-                check_case_labels(fx, b, i, labels);
-            }
+        InstKind::Switch { labels, .. } | InstKind::IndexedBranch { labels } if handles_ok => {
+            check_case_labels(fx, b, i, labels);
         }
         _ => {}
     }

@@ -192,3 +192,91 @@ fn coverage_reports_what_is_missing() {
     let one = coverage(&[generate_module(3, &GenConfig::default())]);
     assert!(one.missing.len() < cov.missing.len());
 }
+
+/// Targeted corruptions of valid generated modules are always reported, with the
+/// expected rule.
+#[test]
+fn corruptions_of_generated_modules_are_detected() {
+    use xir_ir::inst::InstKind;
+    use xir_ir::types::TypeData;
+    use xir_ir::value::Value;
+    let cfg = GenConfig::default();
+    let mut hits = [0usize; 5];
+    for seed in 0..150 {
+        let base = generate_module(seed, &cfg);
+        let kernel = *base.func_order.last().unwrap();
+        let insts: Vec<_> = base.func(kernel).placed_insts().collect();
+        let check = |m: &xir_ir::module::Module, needle: &str| {
+            let d = verify_module(m, &VerifyOptions::default(), None);
+            assert!(
+                d.iter().any(|d| d.message.contains(needle)),
+                "seed {seed}: expected {needle:?}, got {:#?}",
+                d.iter().map(|d| &d.message).collect::<Vec<_>>()
+            );
+        };
+        // 1. Drop the body block's terminator.
+        let mut m = base.clone();
+        let f = m.func_mut(kernel);
+        let body = f.body.unwrap();
+        let t = *f.blocks[body].insts.last().unwrap();
+        f.remove_inst(t);
+        check(&m, "block does not end with a terminator");
+        hits[0] += 1;
+        // 2. Give the first arithmetic instruction a custom result type.
+        if let Some(&i) = insts
+            .iter()
+            .find(|i| matches!(base.func(kernel).insts[**i].kind, InstKind::Arithmetic(_)))
+        {
+            let mut m = base.clone();
+            let q = m.types.intern(TypeData::Custom {
+                name: "Opaque".into(),
+            });
+            m.func_mut(kernel).insts[i].ty = Some(q);
+            check(&m, "is not a data type");
+            hits[1] += 1;
+        }
+        // 3. Store a block instead of a value.
+        if let Some(&i) = insts
+            .iter()
+            .find(|i| matches!(base.func(kernel).insts[**i].kind, InstKind::Store))
+        {
+            let mut m = base.clone();
+            m.func_mut(kernel).insts[i].operands[1] = Value::Block(body);
+            check(&m, "the stored value must be a typed rvalue");
+            hits[2] += 1;
+        }
+        // 4. Duplicate a phi's first incoming edge.
+        if let Some(&i) = insts
+            .iter()
+            .find(|i| matches!(base.func(kernel).insts[**i].kind, InstKind::Phi { .. }))
+        {
+            let mut m = base.clone();
+            let d = &mut m.func_mut(kernel).insts[i];
+            let v = d.operands[0];
+            d.operands.push(v);
+            if let InstKind::Phi { blocks } = &mut d.kind {
+                let b0 = blocks[0];
+                blocks.push(b0);
+            }
+            check(&m, "appears more than once");
+            hits[3] += 1;
+        }
+        // 5. Use an instruction before its definition.
+        if let Some(w) = insts.windows(2).find(|w| {
+            let f = base.func(kernel);
+            f.insts[w[0]].block == f.insts[w[1]].block
+                && f.insts[w[0]].ty.is_some()
+                && !f.insts[w[1]].operands.is_empty()
+                && !matches!(f.insts[w[1]].kind, InstKind::Phi { .. })
+        }) {
+            let mut m = base.clone();
+            m.func_mut(kernel).insts[w[1]].operands[0] = Value::Inst(w[1]);
+            check(&m, "is defined by the instruction itself");
+            hits[4] += 1;
+        }
+    }
+    assert!(
+        hits.iter().all(|h| *h > 20),
+        "too few corruption sites: {hits:?}"
+    );
+}

@@ -1,6 +1,7 @@
 //! Verifier tests: one positive and one negative case per rule, the six options,
 //! robustness against malformed modules, and the random valid-module generator.
 
+mod arith;
 mod generator;
 mod options;
 mod robustness;

@@ -161,7 +161,7 @@ fn mutate(m: &mut Module, rng: &mut Rng) {
     }
     let i = InstId::new(rng.index(ninst));
     match rng.below(12) {
-        0 | 1 | 2 => {
+        0..=2 => {
             let d = &mut f.insts[i];
             if !d.operands.is_empty() {
                 let k = rng.index(d.operands.len());
@@ -190,19 +190,16 @@ fn mutate(m: &mut Module, rng: &mut Rng) {
             }
         }
         8 => {
-            if let Some(b) = f
-                .block_order
-                .get(rng.index(f.block_order.len().max(1)))
-                .copied()
+            let k = rng.index(f.block_order.len().max(1));
+            if let Some(b) = f.block_order.get(k).copied()
+                && f.blocks.is_valid(b)
             {
-                if f.blocks.is_valid(b) {
-                    let insts = &mut f.blocks[b].insts;
-                    if rng.chance(50) {
-                        insts.push(InstId::new(rng.index(ninst + 5)));
-                    } else if !insts.is_empty() {
-                        let k = rng.index(insts.len());
-                        insts.swap(0, k);
-                    }
+                let insts = &mut f.blocks[b].insts;
+                if rng.chance(50) {
+                    insts.push(InstId::new(rng.index(ninst + 5)));
+                } else if !insts.is_empty() {
+                    let k = rng.index(insts.len());
+                    insts.swap(0, k);
                 }
             }
         }

@@ -193,6 +193,18 @@ impl<'a> Loader<'a> {
     }
 
     fn resolve_root(&self, name_or_path: &str) -> Result<(String, Rc<Source>), LoadError> {
+        if super::library::is_path(name_or_path)
+            && let Err(e) = std::fs::metadata(name_or_path)
+        {
+            let d = Diagnostic::error(
+                format!(
+                    "cannot read pipeline file '{name_or_path}': {}",
+                    io_message(&e)
+                ),
+                None,
+            );
+            return Err(LoadError::one(None, d));
+        }
         self.library.resolve(name_or_path, None).ok_or_else(|| {
             let mut d = Diagnostic::error(format!("no pipeline named '{name_or_path}'"), None);
             let names = self.library.names();
@@ -266,6 +278,14 @@ impl<'a> Loader<'a> {
             return Err(LoadError { diags: x.errors });
         }
         Ok(Pipeline { name, entries })
+    }
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "No such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "Permission denied".into(),
+        _ => e.to_string(),
     }
 }
 

@@ -11,7 +11,7 @@ use rustc_hash::FxHasher;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use xir_ir::entity::SecondaryMap;
-use xir_ir::{EntityRef, FuncId, InstId, Module, Value};
+use xir_ir::{BlockId, EntityRef, FuncId, InstId, InstKind, Module, Value};
 
 /// Feeds `Debug` output straight into a hasher (no allocation).
 struct HashWriter<'h>(&'h mut FxHasher);
@@ -82,19 +82,97 @@ fn hash_function(h: &mut FxHasher, m: &Module, f: FuncId, func_pos: &SecondaryMa
     };
     for &b in &func.block_order {
         h.write_u8(0xb0);
-        debug_hash(h, &func.blocks[b].metadata);
+        hash_metadata(h, &func.blocks[b].metadata);
         for &i in &func.blocks[b].insts {
             let d = func.inst(i);
-            let mut kind = d.kind.clone();
-            kind.map_side_blocks(|sb| xir_ir::BlockId::new(block_pos[sb] as usize));
-            debug_hash(h, &kind);
+            hash_kind(h, &d.kind, &|b| block_pos[b]);
             d.ty.hash(h);
             h.write_usize(d.operands.len());
             for &op in &d.operands {
                 val(op).hash(h);
             }
-            debug_hash(h, &d.metadata);
+            hash_metadata(h, &d.metadata);
         }
+    }
+}
+
+/// Hashes an instruction kind structurally, side blocks by position (no formatting on
+/// the common paths; the rare coroutine payload goes through `Debug`).
+fn hash_kind(h: &mut FxHasher, k: &InstKind, pos: &dyn Fn(BlockId) -> u32) {
+    std::mem::discriminant(k).hash(h);
+    let opt = |h: &mut FxHasher, b: &Option<BlockId>| b.map_or(u32::MAX, pos).hash(h);
+    match k {
+        InstKind::If { merge }
+        | InstKind::SimpleLoop { merge }
+        | InstKind::Outline { merge }
+        | InstKind::RayQueryLoop { merge } => opt(h, merge),
+        InstKind::Switch { labels, merge } => {
+            labels.hash(h);
+            opt(h, merge);
+        }
+        InstKind::IndexedBranch { labels } => labels.hash(h),
+        InstKind::Loop {
+            body,
+            update,
+            merge,
+        } => {
+            opt(h, body);
+            opt(h, update);
+            opt(h, merge);
+        }
+        InstKind::AutodiffScope {
+            merge,
+            forward,
+            n_forward_grads,
+        } => {
+            opt(h, merge);
+            (forward, n_forward_grads).hash(h);
+        }
+        InstKind::Unreachable { message }
+        | InstKind::Assert { message }
+        | InstKind::Assume { message } => message.hash(h),
+        InstKind::Print { format } => format.hash(h),
+        InstKind::CoroSuspend(data) => debug_hash(h, data),
+        InstKind::CoroResume { token, has_frame } => (token, has_frame).hash(h),
+        InstKind::Phi { blocks } => {
+            for &b in blocks {
+                pos(b).hash(h);
+            }
+        }
+        InstKind::Alloca(op) => op.hash(h),
+        InstKind::Atomic(op) => op.hash(h),
+        InstKind::Arithmetic(op) => op.hash(h),
+        InstKind::ThreadGroup(op) => op.hash(h),
+        InstKind::ResourceQuery(op, a) => (op, a).hash(h),
+        InstKind::ResourceRead(op, a) => (op, a).hash(h),
+        InstKind::ResourceWrite(op, a) => (op, a).hash(h),
+        InstKind::RayQueryObjectRead(op) => op.hash(h),
+        InstKind::RayQueryObjectWrite(op) => op.hash(h),
+        InstKind::AutodiffIntrinsic(op) => op.hash(h),
+        InstKind::Cast(op) => op.hash(h),
+        InstKind::DebugBreak { callback } => callback.hash(h),
+        InstKind::RayQueryDispatch
+        | InstKind::Branch
+        | InstKind::ConditionalBranch
+        | InstKind::Break
+        | InstKind::Continue
+        | InstKind::Return
+        | InstKind::RasterDiscard
+        | InstKind::CoroTerminate
+        | InstKind::RayQueryPipeline
+        | InstKind::Load
+        | InstKind::Store
+        | InstKind::Gep
+        | InstKind::Call
+        | InstKind::Clock => {}
+    }
+}
+
+/// Hashes a metadata list (empty lists, the common case, cost one word).
+fn hash_metadata(h: &mut FxHasher, md: &[xir_ir::Metadata]) {
+    h.write_usize(md.len());
+    if !md.is_empty() {
+        debug_hash(h, &md);
     }
 }
 

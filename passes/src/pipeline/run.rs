@@ -14,7 +14,7 @@ use super::expand::{Entry, EntryKind, GroupEntry, PassEntry, Pipeline};
 use super::fingerprint::fingerprint;
 use super::stats::{Record, Stats};
 use crate::form::FormSummary;
-use crate::pass::{PassContext, PassRun};
+use crate::pass::{PassContext, PassReport, PassRun};
 use crate::registry::FormRequirement;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -173,6 +173,7 @@ pub struct Runner<'a> {
     changed_names: Vec<String>,
     refusals: Vec<(u64, String, String)>,
     trail: Vec<Step>,
+    current_fp: Option<u64>,
 }
 
 type Flow = Result<bool, Failure>;
@@ -193,6 +194,7 @@ impl<'a> Runner<'a> {
             changed_names: Vec::new(),
             refusals: Vec::new(),
             trail: Vec::new(),
+            current_fp: None,
         }
     }
 
@@ -231,6 +233,11 @@ impl<'a> Runner<'a> {
             invocations: self.next_index,
             refusals: self.refusals,
         }
+    }
+
+    /// The module's fingerprint, computed at most once between two pass runs.
+    fn fingerprint(&mut self, m: &Module) -> u64 {
+        *self.current_fp.get_or_insert_with(|| fingerprint(m))
     }
 
     fn line(&mut self, s: &str) {
@@ -327,7 +334,7 @@ impl<'a> Runner<'a> {
 
     /// Verifies after a pass unless the module is the one last verified.
     fn verify_after(&mut self, m: &Module, path: &str, index: Option<u64>) -> Result<(), Failure> {
-        let fp = fingerprint(m);
+        let fp = self.fingerprint(m);
         if self.verified == Some(fp) {
             self.pending_verify = false;
             return Ok(());
@@ -374,7 +381,7 @@ impl<'a> Runner<'a> {
         let mut last_changed: Vec<String> = Vec::new();
         let track = self.options.verify_each && g.requires_convergence;
         let mut states = if track {
-            vec![fingerprint(m)]
+            vec![self.fingerprint(m)]
         } else {
             Vec::new()
         };
@@ -407,7 +414,7 @@ impl<'a> Runner<'a> {
                 break;
             }
             if track {
-                let fp = fingerprint(m);
+                let fp = self.fingerprint(m);
                 if cycle.is_none()
                     && let Some(k) = states.iter().position(|s| *s == fp)
                 {
@@ -510,21 +517,23 @@ impl<'a> Runner<'a> {
         for h in &mut self.hooks {
             h.before_pass(&inv, m);
         }
-        let before = self.options.verify_each.then(|| fingerprint(m));
+        let before = self.options.verify_each.then(|| self.fingerprint(m));
         let start = Instant::now();
-        let run = if info.form == FormRequirement::Either {
+        // The form precondition: a violation is a refusal (with the pass's zero counters).
+        let form_refusal = if info.form == FormRequirement::Either {
             None
         } else {
             let summary = self.form.get_or_insert_with(|| FormSummary::of(m));
-            summary.check(m, info.form).err().map(|why| {
-                Ok(Ok(PassRun::refused(
-                    format!("{}: {why}", pe.name),
-                    Default::default(),
-                )))
-            })
+            summary.check(m, info.form).err()
         };
         let cx = &mut self.cx;
-        let run = run.unwrap_or_else(|| catch_unwind(AssertUnwindSafe(|| pass.run(m, cx))));
+        let run = match form_refusal {
+            Some(why) => Ok(Ok(PassRun::refused(
+                format!("{}: {why}", pe.name),
+                PassReport::with_keys(info.report_keys),
+            ))),
+            None => catch_unwind(AssertUnwindSafe(|| pass.run(m, cx))),
+        };
         let elapsed = start.elapsed();
         r.invocations += 1;
         r.elapsed += elapsed;
@@ -549,7 +558,9 @@ impl<'a> Runner<'a> {
             Ok(Ok(run)) => run,
         };
         r.report.merge_sum(&run.report);
-        let after = before.map(|_| fingerprint(m));
+        // Only passes change the module: the fingerprint stays valid until the next one.
+        self.current_fp = None;
+        let after = before.map(|_| self.fingerprint(m));
         if let Some(reason) = &run.refusal {
             r.refusals += 1;
             if before != after {

@@ -266,9 +266,6 @@ fn log_record(out: &mut String, r: &Record, depth: usize) {
                     "converged"
                 }
             ));
-            if r.changed {
-                out.push_str(" (changed)");
-            }
         }
     }
     out.push('\n');

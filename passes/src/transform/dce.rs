@@ -47,7 +47,7 @@
 use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
 use crate::registry::{FormRequirement, PassInfo, PassOptions};
 use crate::util::constant::as_bool;
-use crate::util::edit::{UseCounts, replace_terminator_with_branch};
+use crate::util::edit::{UseCounts, remove_blocks, replace_terminator_with_branch};
 use crate::util::effects::is_removable_if_unused;
 use crate::util::phi::{eliminate_phis, redundant_phi, remove_incomings};
 use crate::util::reach::{exec_reachable, is_loop_prepare_exit, loop_prepares};
@@ -243,12 +243,12 @@ fn clear_unreachable_blocks(
     }
     // Delete unexecutable, unnamed, non-shell blocks.
     let uses = UseMap::compute(f);
-    for b in unreachable {
-        if Some(b) != f.body && !shell[b] && uses.blocks.get(b).is_empty() {
-            f.remove_block(b);
-            info.removed_block += 1;
-        }
-    }
+    let dead: Vec<BlockId> = unreachable
+        .into_iter()
+        .filter(|b| Some(*b) != f.body && !shell[*b] && uses.blocks.get(*b).is_empty())
+        .collect();
+    info.removed_block += dead.len() as u64;
+    remove_blocks(f, &dead);
 }
 
 fn phis_of(f: &Function, b: BlockId) -> Vec<InstId> {
@@ -269,7 +269,7 @@ fn fix_phis(f: &mut Function) -> Vec<InstId> {
         if phis.is_empty() {
             continue;
         }
-        let preds = cfg.preds(b).to_vec();
+        let preds: rustc_hash::FxHashSet<BlockId> = cfg.preds(b).iter().copied().collect();
         for p in phis {
             remove_incomings(f, p, |ib| !preds.contains(&ib), None);
             all.push(p);

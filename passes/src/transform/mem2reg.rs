@@ -42,7 +42,7 @@
 use crate::analysis::DomFrontiers;
 use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
 use crate::registry::{FormRequirement, PassInfo, PassOptions};
-use crate::util::edit::{ValueSubst, phi_prefix_len};
+use crate::util::edit::{ValueSubst, phi_prefix_len, splice_at};
 use crate::util::phi::{eliminate_phis, redundant_phi};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
@@ -111,6 +111,7 @@ impl FunctionPass for Mem2Reg {
                 st.promote(module, f, a, &uses, &mut info);
             }
             let func = module.func_mut(f);
+            place_phis(func, std::mem::take(&mut st.pending));
             st.subst.apply(func);
             func.remove_insts(&st.removed);
             let inserted = std::mem::take(&mut st.inserted);
@@ -170,6 +171,18 @@ fn promotable(f: &Function, uses: &UseMap, dom: &DomTree, a: InstId) -> bool {
     })
 }
 
+/// Places the new phis after the existing leading phis of their blocks, in creation
+/// order, with one splice per block.
+fn place_phis(f: &mut Function, mut pending: Vec<(BlockId, InstId)>) {
+    pending.sort_by_key(|(b, _)| *b);
+    for group in pending.chunk_by(|x, y| x.0 == y.0) {
+        let b = group[0].0;
+        let pos = phi_prefix_len(f, b);
+        let phis: Vec<InstId> = group.iter().map(|x| x.1).collect();
+        splice_at(f, b, pos, &phis);
+    }
+}
+
 /// Where a renamed value comes from.
 #[derive(Copy, Clone)]
 enum Src {
@@ -186,6 +199,8 @@ struct State<'a> {
     subst: ValueSubst,
     removed: Vec<InstId>,
     inserted: Vec<InstId>,
+    /// New phis not placed yet, with their blocks.
+    pending: Vec<(BlockId, InstId)>,
     def: SecondaryMap<BlockId, Option<Value>>,
     exposed: SecondaryMap<BlockId, Option<InstId>>,
     live: SecondaryMap<BlockId, bool>,
@@ -202,6 +217,7 @@ impl<'a> State<'a> {
             subst: ValueSubst::new(),
             removed: Vec::new(),
             inserted: Vec::new(),
+            pending: Vec::new(),
             def: SecondaryMap::with_default(None),
             exposed: SecondaryMap::with_default(None),
             live: SecondaryMap::with_default(false),
@@ -357,8 +373,9 @@ impl<'a> State<'a> {
         let mut incomings: Vec<Vec<(Src, BlockId)>> = Vec::with_capacity(phi_blocks.len());
         for &pb in &phi_blocks {
             let mut inc: Vec<(Src, BlockId)> = Vec::new();
+            let mut seen: rustc_hash::FxHashSet<BlockId> = rustc_hash::FxHashSet::default();
             for &p in self.cfg.preds(pb) {
-                if inc.iter().any(|(_, q)| *q == p) {
+                if !seen.insert(p) {
                     continue;
                 }
                 let src = if self.dom.contains(p) {
@@ -380,11 +397,11 @@ impl<'a> State<'a> {
         let mut undef: Option<Value> = None;
         let mut phis: Vec<InstId> = Vec::with_capacity(phi_blocks.len());
         for &pb in &phi_blocks {
-            let func = module.func_mut(fid);
-            let pos = phi_prefix_len(func, pb);
+            // Created detached; `place_phis` splices them in, one sweep per block.
             let mut data = InstData::new(InstKind::Phi { blocks: Vec::new() }, Some(ty), []);
             data.metadata = names.clone();
-            phis.push(func.insert_inst_at(pb, pos, data));
+            phis.push(module.func_mut(fid).create_inst(data));
+            self.pending.push((pb, *phis.last().expect("just pushed")));
         }
         let mut value_of = |src: Src, module: &mut Module| match src {
             Src::Val(v) => v,

@@ -19,9 +19,11 @@
 //!    has a use in another reachable block its block does not dominate gets an alloca
 //!    marked `reg2mem_spill = cross_block` (taking over its `name`), a `store` right after
 //!    it, and one reload just before each such use.
-//! 3. *Hoisting:* new allocas are created at the end of the entry block's leading allocas;
-//!    every other alloca in a reachable block that is not part of that prefix is moved
-//!    there, in traversal order (an already canonical prefix is not touched).
+//! 3. *Hoisting:* the new allocas go right after the entry block's leading allocas,
+//!    followed by every other alloca of a reachable block that is not part of that
+//!    prefix, in traversal order (an already canonical prefix is not touched). All
+//!    insertions are batched (one rebuild per affected block), so the pass is linear in
+//!    the function size.
 //!
 //! All walks are iterative. **Preconditions:** none (structured or plain CFG).
 //! **Refusals:** none. Step 2 only ever fires on input the verifier rejects (a use its
@@ -48,9 +50,7 @@
 use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
 use crate::registry::{FormRequirement, PassInfo, PassOptions};
 use crate::util::constant::is_invariant;
-use crate::util::edit::{
-    UseCounts, ValueSubst, alloca_prefix_len, insert_before_terminator, move_inst,
-};
+use crate::util::edit::{InsertionPlan, UseCounts, ValueSubst, alloca_prefix_len, splice_at};
 use crate::util::effects::is_lvalue;
 use crate::util::phi::incomings;
 use xir_ir::analysis::{Cfg, DomTree};
@@ -89,10 +89,11 @@ impl FunctionPass for Reg2Mem {
         _cx: &mut PassContext,
         report: &mut PassReport,
     ) -> Result<bool, PassError> {
-        let phis = lower_phis(module, f);
+        let mut slots = Vec::new();
+        let phis = lower_phis(module, f, &mut slots);
         let func = module.func_mut(f);
-        let cross = lower_cross_block_values(func);
-        let hoisted = hoist_allocas(func);
+        let cross = lower_cross_block_values(func, &mut slots);
+        let hoisted = hoist_allocas(func, &slots);
         report.add("lowered_phi", phis);
         report.add("lowered_cross_block_value", cross);
         report.add("hoisted_alloca", hoisted);
@@ -106,14 +107,12 @@ impl FunctionPass for Reg2Mem {
     }
 }
 
-/// A new marked spill alloca of `ty` at the end of the entry block's alloca prefix.
+/// A new, still detached, marked spill alloca of `ty` (placed by [`hoist_allocas`]).
 fn create_slot(f: &mut Function, ty: Type, kind: SpillKind, names: Vec<Metadata>) -> InstId {
-    let entry = f.body.expect("invariant: function has a body");
-    let pos = alloca_prefix_len(f, entry);
     let mut data = InstData::new(InstKind::Alloca(AllocaOp::Local), Some(ty), []);
     data.metadata.push(Metadata::Reg2MemSpill(kind));
     data.metadata.extend(names);
-    f.insert_inst_at(entry, pos, data)
+    f.create_inst(data)
 }
 
 fn names_of(f: &Function, i: InstId) -> Vec<Metadata> {
@@ -125,8 +124,8 @@ fn names_of(f: &Function, i: InstId) -> Vec<Metadata> {
         .collect()
 }
 
-/// Step 1. Returns the number of phis removed.
-fn lower_phis(module: &mut Module, fid: FuncId) -> u64 {
+/// Step 1. Returns the number of phis removed; new slots are appended to `slots`.
+fn lower_phis(module: &mut Module, fid: FuncId, slots: &mut Vec<InstId>) -> u64 {
     let f = module.func(fid);
     let phis: Vec<InstId> = f
         .placed_insts()
@@ -138,6 +137,7 @@ fn lower_phis(module: &mut Module, fid: FuncId) -> u64 {
     let counts = UseCounts::compute(f);
     let mut subst = ValueSubst::new();
     let mut dead = Vec::new();
+    let mut plan = InsertionPlan::new();
     for &p in &phis {
         let f = module.func(fid);
         let ty = f.insts[p].ty.expect("invariant: phi has a type");
@@ -171,13 +171,11 @@ fn lower_phis(module: &mut Module, fid: FuncId) -> u64 {
         let f = module.func_mut(fid);
         let names = names_of(f, p);
         let slot = create_slot(f, ty, SpillKind::Phi, names);
+        slots.push(slot);
         for (v, b) in inc {
-            if !matches!(v, Value::Undef(_)) {
-                insert_before_terminator(
-                    f,
-                    b,
-                    InstData::new(InstKind::Store, None, [Value::Inst(slot), v]),
-                );
+            if let (false, Some(t)) = (matches!(v, Value::Undef(_)), f.terminator(b)) {
+                let store = InstData::new(InstKind::Store, None, [Value::Inst(slot), v]);
+                plan.insert_before(f, t, store);
             }
         }
         let d = &mut f.insts[p];
@@ -187,13 +185,14 @@ fn lower_phis(module: &mut Module, fid: FuncId) -> u64 {
         d.metadata.clear();
     }
     let f = module.func_mut(fid);
+    plan.apply(f);
     subst.apply(f);
     f.remove_insts(&dead);
     phis.len() as u64
 }
 
-/// Step 2. Returns the number of values spilled.
-fn lower_cross_block_values(f: &mut Function) -> u64 {
+/// Step 2. Returns the number of values spilled; new slots are appended to `slots`.
+fn lower_cross_block_values(f: &mut Function, slots: &mut Vec<InstId>) -> u64 {
     let cfg = Cfg::compute(f);
     let dom = DomTree::compute(f, &cfg);
     let uses = UseMap::compute(f);
@@ -226,30 +225,27 @@ fn lower_cross_block_values(f: &mut Function) -> u64 {
         }
     }
     let n = spills.len() as u64;
+    let mut plan = InsertionPlan::new();
     for (i, far) in spills {
         let ty = f.insts[i].ty.expect("checked above");
         let names = names_of(f, i);
         let slot = create_slot(f, ty, SpillKind::CrossBlock, names);
-        let b = f.insts[i].block.expect("placed");
-        let pos = f.position(i).expect("placed") + 1;
-        f.insert_inst_at(
-            b,
-            pos,
-            InstData::new(InstKind::Store, None, [Value::Inst(slot), Value::Inst(i)]),
-        );
+        slots.push(slot);
+        let store = InstData::new(InstKind::Store, None, [Value::Inst(slot), Value::Inst(i)]);
+        plan.insert_after(f, i, store);
         for (user, index) in far {
-            let reload = f.insert_inst_before(
-                user,
-                InstData::new(InstKind::Load, Some(ty), [Value::Inst(slot)]),
-            );
+            let load = InstData::new(InstKind::Load, Some(ty), [Value::Inst(slot)]);
+            let reload = plan.insert_before(f, user, load);
             f.insts[user].operands[index as usize] = Value::Inst(reload);
         }
     }
+    plan.apply(f);
     n
 }
 
-/// Step 3. Returns the number of allocas moved.
-fn hoist_allocas(f: &mut Function) -> u64 {
+/// Step 3: places the new `slots` after the entry block's leading allocas, followed by
+/// every other alloca of a reachable block. Returns the number of allocas moved.
+fn hoist_allocas(f: &mut Function, slots: &[InstId]) -> u64 {
     let Some(entry) = f.body else { return 0 };
     let cfg = Cfg::compute(f);
     let prefix = alloca_prefix_len(f, entry);
@@ -262,8 +258,9 @@ fn hoist_allocas(f: &mut Function) -> u64 {
             }
         }
     }
-    for (pos, &i) in (prefix..).zip(moving.iter()) {
-        move_inst(f, i, entry, pos);
-    }
+    f.remove_insts(&moving);
+    let mut placed: Vec<InstId> = slots.to_vec();
+    placed.extend(moving.iter().copied());
+    splice_at(f, entry, prefix, &placed);
     moving.len() as u64
 }

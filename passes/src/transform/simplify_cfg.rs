@@ -12,7 +12,8 @@
 //! 3. *Thread empty blocks:* a reachable block other than the body that only holds
 //!    `br t` — with `t` not itself, not a loop header, without phis, and the block not a
 //!    structural target (merge, loop prepare/body/update, simple-loop body) — has its
-//!    predecessors' `br`/`cond_br`/`if`/`switch`/`indexed_branch` edges redirected to `t`.
+//!    predecessors' `br`/`cond_br`/`if`/`switch`/`indexed_branch` edges redirected to `t`
+//!    (to the end of a chain of such blocks at once).
 //! 4. *Merge straight-line chains:* a block ending in `br s`, where `s` is not the body,
 //!    has that block as its only predecessor, has no phis, no successor with phis (or
 //!    looping back), and neither is a structural target, absorbs `s`'s instructions; `s`
@@ -39,7 +40,7 @@
 use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
 use crate::registry::{FormRequirement, PassInfo, PassOptions};
 use crate::util::constant::{as_bool, as_selector, select_case};
-use crate::util::edit::replace_terminator_with_branch;
+use crate::util::edit::{remove_blocks, replace_terminator_with_branch};
 use crate::util::phi::remove_incomings;
 use crate::util::reach::{
     is_loop_prepare_exit, loop_prepares, owned, preorder, structural_successors,
@@ -249,38 +250,15 @@ fn loop_headers(f: &Function) -> SecondaryMap<BlockId, bool> {
     headers
 }
 
-/// Redirects the edges `from → to` of terminator `t`; whether any changed.
-fn retarget(f: &mut Function, t: InstId, from: BlockId, to: BlockId) -> bool {
-    let d = &mut f.insts[t];
-    let first = match d.kind {
-        InstKind::Branch => 0,
-        InstKind::ConditionalBranch | InstKind::If { .. } => 1,
-        InstKind::Switch { .. } | InstKind::IndexedBranch { .. } => 1,
-        _ => return false,
-    };
-    let mut changed = false;
-    for op in d.operands.iter_mut().skip(first) {
-        if *op == Value::Block(from) {
-            *op = Value::Block(to);
-            changed = true;
-        }
-    }
-    changed
-}
-
-/// Rule 3.
+/// Rule 3. Every qualifying empty block is mapped to its target, chains of empty blocks
+/// are resolved to their final target, and then every retargetable terminator is
+/// rewritten in one sweep over the function (linear, however many edges a block has).
 fn thread_empty_blocks(f: &mut Function, info: &mut Info) -> bool {
     let Some(entry) = f.body else { return false };
     let headers = loop_headers(f);
     let targets = structural_targets(f);
-    let cfg = Cfg::compute(f);
-    let mut preds: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::default();
-    for &b in &f.block_order {
-        let mut p = cfg.preds(b).to_vec();
-        p.dedup();
-        preds[b] = p;
-    }
-    let mut any = false;
+    let mut next: SecondaryMap<BlockId, Option<BlockId>> = SecondaryMap::with_default(None);
+    let mut candidates = Vec::new();
     for b in preorder(f) {
         if b == entry || targets[b] || f.blocks[b].insts.len() != 1 {
             continue;
@@ -295,26 +273,54 @@ fn thread_empty_blocks(f: &mut Function, info: &mut Info) -> bool {
         if target == b || headers[target] || has_phi(f, target) {
             continue;
         }
-        let mut redirected = false;
-        for p in preds[b].clone() {
-            if p == b {
-                continue;
-            }
-            let Some(pt) = f.terminator(p) else { continue };
-            if retarget(f, pt, b, target) {
-                redirected = true;
-                preds[b].retain(|x| *x != p);
-                if !preds[target].contains(&p) {
-                    preds[target].push(p);
-                }
-            }
+        next[b] = Some(target);
+        candidates.push(b);
+    }
+    if candidates.is_empty() {
+        return false;
+    }
+    // Final targets (no cycles: a cycle of empty blocks always contains a loop header,
+    // which is never a threading target; the step bound is a safety net only).
+    let mut last: SecondaryMap<BlockId, Option<BlockId>> = SecondaryMap::with_default(None);
+    let bound = candidates.len() + 1;
+    for &b in &candidates {
+        let mut path = vec![b];
+        let mut cur = next[b].expect("candidate");
+        while let (Some(n), None, true) = (next[cur], last[cur], path.len() <= bound) {
+            path.push(cur);
+            cur = n;
         }
-        if redirected {
-            info.threaded += 1;
-            any = true;
+        let fin = last[cur].unwrap_or(cur);
+        for x in path {
+            last[x] = Some(fin);
         }
     }
-    any
+    let mut redirected: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &p in &f.block_order {
+        let Some(t) = f.terminator(p) else { continue };
+        let d = &mut f.insts[t];
+        let first = match d.kind {
+            InstKind::Branch => 0,
+            InstKind::ConditionalBranch
+            | InstKind::If { .. }
+            | InstKind::Switch { .. }
+            | InstKind::IndexedBranch { .. } => 1,
+            _ => continue,
+        };
+        for op in d.operands.iter_mut().skip(first) {
+            if let Value::Block(b) = *op
+                && let Some(fin) = last[b]
+                && b != p
+                && fin != b
+            {
+                *op = Value::Block(fin);
+                redirected[b] = true;
+            }
+        }
+    }
+    let n = candidates.iter().filter(|b| redirected[**b]).count() as u64;
+    info.threaded += n;
+    n > 0
 }
 
 /// Rule 4.
@@ -328,6 +334,7 @@ fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
         preds[b] = cfg.preds(b).to_vec();
     }
     let mut removed: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    let mut gone: Vec<BlockId> = Vec::new();
     let mut any = false;
     for block in preorder(f) {
         if removed[block] {
@@ -361,14 +368,16 @@ fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
             if preds[succ].as_slice() != [block] {
                 break;
             }
-            f.remove_inst(t);
+            // `t` is the last instruction of `block`: pop it (no scan of a growing block).
+            f.blocks[block].insts.pop();
+            f.insts[t].block = None;
             let moved = std::mem::take(&mut f.blocks[succ].insts);
             for i in &moved {
                 f.insts[*i].block = Some(block);
             }
             f.blocks[block].insts.extend(moved);
-            f.remove_block(succ);
             removed[succ] = true;
+            gone.push(succ);
             for x in succ_succs {
                 for p in preds[x].iter_mut() {
                     if *p == succ {
@@ -380,6 +389,7 @@ fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
             any = true;
         }
     }
+    remove_blocks(f, &gone);
     any
 }
 
@@ -413,9 +423,7 @@ fn remove_unreachable(f: &mut Function, info: &mut Info) -> bool {
             remove_incomings(f, p, |x| is_dead[x], None);
         }
     }
-    for &b in &dead {
-        f.remove_block(b);
-    }
+    remove_blocks(f, &dead);
     info.removed += dead.len() as u64;
     true
 }

@@ -61,12 +61,6 @@ impl ValueSubst {
     }
 }
 
-/// Detaches every instruction in `dead` (one sweep per affected block). Instructions that
-/// are already detached are ignored.
-pub fn remove_insts(f: &mut Function, dead: &[InstId]) {
-    f.remove_insts(dead);
-}
-
 /// Number of leading phis of `b` (the position where a new phi is appended after them).
 pub fn phi_prefix_len(f: &Function, b: BlockId) -> usize {
     f.blocks[b]
@@ -85,32 +79,14 @@ pub fn alloca_prefix_len(f: &Function, b: BlockId) -> usize {
         .count()
 }
 
-/// Inserts `data` just before the terminator of `b` (at the end if `b` has none).
-pub fn insert_before_terminator(f: &mut Function, b: BlockId, data: InstData) -> InstId {
-    let pos = match f.terminator(b) {
-        Some(_) => f.blocks[b].insts.len() - 1,
-        None => f.blocks[b].insts.len(),
-    };
-    f.insert_inst_at(b, pos, data)
-}
-
-/// Position of every placed instruction within its block (for ordering queries).
-pub fn positions(f: &Function) -> SecondaryMap<InstId, u32> {
-    let mut pos = SecondaryMap::with_default(u32::MAX);
-    for &b in &f.block_order {
-        for (k, &i) in f.blocks[b].insts.iter().enumerate() {
-            pos[i] = k as u32;
-        }
-    }
-    pos
-}
-
 /// Replaces the terminator of `b` by `br target`, moving the old terminator's metadata
 /// onto the new branch. Returns the new branch.
 pub fn replace_terminator_with_branch(f: &mut Function, b: BlockId, target: BlockId) -> InstId {
     let old = f.terminator(b).expect("invariant: block has a terminator");
     let metadata = std::mem::take(&mut f.insts[old].metadata);
-    f.remove_inst(old);
+    // The terminator is the block's last instruction.
+    f.blocks[b].insts.pop();
+    f.insts[old].block = None;
     let mut data = InstData::new(InstKind::Branch, None, [Value::Block(target)]);
     data.metadata = metadata;
     f.append_inst(b, data)
@@ -162,9 +138,81 @@ impl UseCounts {
     }
 }
 
-/// Moves placed (or detached) instruction `i` to position `pos` of block `b`.
-pub fn move_inst(f: &mut Function, i: InstId, b: BlockId, pos: usize) {
-    f.remove_inst(i);
-    f.blocks[b].insts.insert(pos, i);
-    f.insts[i].block = Some(b);
+/// Batched insertion of new (detached) instructions before and after existing ones,
+/// applied with one rebuild per affected block — linear however many insertions a block
+/// receives.
+#[derive(Clone, Debug, Default)]
+pub struct InsertionPlan {
+    before: SecondaryMap<InstId, Vec<InstId>>,
+    after: SecondaryMap<InstId, Vec<InstId>>,
+    blocks: Vec<BlockId>,
+}
+
+impl InsertionPlan {
+    /// An empty plan.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Creates `data` detached and schedules it just before `anchor` (after anything
+    /// scheduled there earlier).
+    pub fn insert_before(&mut self, f: &mut Function, anchor: InstId, data: InstData) -> InstId {
+        let i = f.create_inst(data);
+        self.before[anchor].push(i);
+        self.blocks.extend(f.insts[anchor].block);
+        i
+    }
+    /// Creates `data` detached and schedules it just after `anchor` (after anything
+    /// scheduled there earlier).
+    pub fn insert_after(&mut self, f: &mut Function, anchor: InstId, data: InstData) -> InstId {
+        let i = f.create_inst(data);
+        self.after[anchor].push(i);
+        self.blocks.extend(f.insts[anchor].block);
+        i
+    }
+    /// Places every scheduled instruction.
+    pub fn apply(mut self, f: &mut Function) {
+        self.blocks.sort();
+        self.blocks.dedup();
+        for b in self.blocks {
+            let old = std::mem::take(&mut f.blocks[b].insts);
+            let mut new = Vec::with_capacity(old.len());
+            for i in old {
+                new.extend(self.before[i].iter().copied());
+                new.push(i);
+                new.extend(self.after[i].iter().copied());
+            }
+            for &i in &new {
+                f.insts[i].block = Some(b);
+            }
+            f.blocks[b].insts = new;
+        }
+    }
+}
+
+/// Places detached `insts` at position `pos` of block `b`, in order (one splice).
+pub fn splice_at(f: &mut Function, b: BlockId, pos: usize, insts: &[InstId]) {
+    for &i in insts {
+        f.insts[i].block = Some(b);
+    }
+    let list = &mut f.blocks[b].insts;
+    list.splice(pos..pos, insts.iter().copied());
+}
+
+/// Removes every block in `dead` from the owned block list (one sweep) and detaches their
+/// instructions; clears the body if it is among them.
+pub fn remove_blocks(f: &mut Function, dead: &[BlockId]) {
+    if dead.is_empty() {
+        return;
+    }
+    let mut mark: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &b in dead {
+        mark[b] = true;
+        for i in std::mem::take(&mut f.blocks[b].insts) {
+            f.insts[i].block = None;
+        }
+    }
+    f.block_order.retain(|b| !mark[*b]);
+    if f.body.is_some_and(|b| mark[b]) {
+        f.body = None;
+    }
 }

@@ -32,6 +32,10 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
+    // Tools run in-process report panics through their own status and transcript
+    // (`xir-opt: internal error: …`); the default hook would also spray every panic
+    // and backtrace over the terminal, unattributed.
+    std::panic::set_hook(Box::new(|_| {}));
     let mut jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut verbose = false;
     let mut all_logs = false;

@@ -6,7 +6,6 @@
 //! | `spirv-tools` | `spirv-val` is on `PATH` |
 //! | `vulkan` | a Vulkan loader (`libvulkan.so.1`) and at least one ICD manifest exist |
 //! | `llvm-filecheck` | LLVM's FileCheck exists (`FileCheck-19` or `FileCheck` on `PATH`, or `/usr/lib/llvm-19/bin/FileCheck`) |
-//! | `xir-parser` | `xir-opt` reads `module;` (TEMPORARY: the text parser is still on its own branch; once it is merged this feature and every `REQUIRES: xir-parser` go away) |
 //!
 //! `XIR_LIT_FEATURES=a,b` adds features by hand (both runners honour it).
 
@@ -51,18 +50,9 @@ fn has_vulkan() -> bool {
     loader && icd
 }
 
-/// Whether `xir-opt` can parse the smallest module (see the `xir-parser` feature).
-fn has_parser() -> bool {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    xir_driver::xir_opt_main(&[], b"module;\n", &mut out, &mut err) == 0
-}
-
 /// Detects the available features.
 pub fn detect() -> BTreeSet<String> {
     let mut f = BTreeSet::new();
-    if has_parser() {
-        f.insert("xir-parser".to_string());
-    }
     if which("spirv-val").is_some() {
         f.insert("spirv-tools".to_string());
     }

@@ -189,9 +189,10 @@ pub fn minimize(oracle: &dyn Oracle, input: &[u8]) -> Result<Minimized, Minimize
     let mut log = Vec::new();
     let mut cur = ddmin_tree(&mut t, &tree)?;
     log.push(format!(
-        "ddmin: {} -> {} entries",
+        "ddmin: {} -> {} entries: {}",
         pipeline_text::count_leaves(&tree),
-        pipeline_text::count_leaves(&cur)
+        pipeline_text::count_leaves(&cur),
+        pipeline_text::print(&cur)
     ));
     // Reshape fixed points, outermost first; numbering shifts after each change, so
     // rescan from the start each time.
@@ -211,9 +212,10 @@ pub fn minimize(oracle: &dyn Oracle, input: &[u8]) -> Result<Minimized, Minimize
                 ));
                 cur = ddmin_tree(&mut t, &cand)?;
                 log.push(format!(
-                    "ddmin: {} -> {} entries",
+                    "ddmin: {} -> {} entries: {}",
                     pipeline_text::count_leaves(&cand),
-                    pipeline_text::count_leaves(&cur)
+                    pipeline_text::count_leaves(&cur),
+                    pipeline_text::print(&cur)
                 ));
                 done = true;
                 break;

@@ -64,6 +64,15 @@ impl Bisection {
 pub fn bisect(oracle: &dyn Oracle, input: &[u8]) -> Result<Bisection, Undecided> {
     let full = oracle.eval(input, &Edit::limit(-1))?;
     let invocations = parse_bisect_log(&full.opt.stderr_text());
+    if invocations.is_empty() && full.class == FailureClass::Error {
+        // No pass ran and xir-opt failed: a bad flag, an unreadable or invalid input,
+        // or an xir-opt without --bisect-limit. Nothing here can be bisected.
+        return Err(Undecided(format!(
+            "xir-opt failed before running any pass (status {}):\n{}",
+            full.opt.code,
+            full.opt.stderr_text().trim_end()
+        )));
+    }
     let total = invocations.iter().map(|l| l.index).max().unwrap_or(0);
     let mut verdicts: BTreeMap<u64, Verdict> = BTreeMap::new();
     let mut classes: BTreeMap<u64, FailureClass> = BTreeMap::new();

@@ -244,3 +244,30 @@ fn extracts_the_print_changed_dump() {
     assert_eq!(changed_dump(log, 5), None);
     assert_eq!(changed_dump(log, 33), None);
 }
+
+#[test]
+fn an_xir_opt_that_fails_before_any_pass_is_undecided() {
+    struct Broken;
+    impl OptRunner for Broken {
+        fn run(&self, _: &[String], _: &[u8]) -> OptOutput {
+            OptOutput {
+                code: 1,
+                stdout: Vec::new(),
+                stderr: b"error: unexpected argument '--bisect-limit'\n".to_vec(),
+            }
+        }
+        fn describe(&self) -> String {
+            "broken".into()
+        }
+    }
+    let oracle = PredicateOracle {
+        runner: &Broken,
+        predicate: Predicate::Failure,
+        args: vec![],
+    };
+    let e = bisect(&oracle, b"").unwrap_err();
+    assert!(
+        e.0.contains("before running any pass") && e.0.contains("--bisect-limit"),
+        "{e}"
+    );
+}
