@@ -1,13 +1,14 @@
 //! `xir-bench-text FILE [--iters K] [--once]` — text-format throughput.
 //!
-//! Default: reads FILE once, then runs parse and print K times (default 5) and reports
-//! the median time of each as MB/s (of input text) and ns per instruction, plus the
-//! process's peak RSS. `--once` does a single read + parse + print (output discarded)
-//! and reports peak RSS in bytes per instruction: the figure for the whole process (run
-//! it under `/usr/bin/time -v` to cross-check).
+//! Default: reads FILE once, then runs parse, verify and print K times (default 5) and
+//! reports the median time of each as MB/s (of input text; output text for print) and
+//! ns per instruction, plus the process's peak RSS. `--once` does a single read + parse +
+//! verify + print (output discarded) and reports the whole process: ns per instruction
+//! and peak RSS in bytes per instruction (run it under `/usr/bin/time -v` to cross-check).
 
 use std::time::Instant;
 use xir_ir::text::{PrintOptions, parse_module, print_module};
+use xir_ir::verify::{VerifyOptions, verify_module};
 
 fn peak_rss_bytes() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -56,21 +57,25 @@ fn main() {
         let parse_s = t.elapsed().as_secs_f64();
         let after_parse = peak_rss_bytes().unwrap_or(0);
         let t = Instant::now();
+        let errors = verify_module(&m, &VerifyOptions::default(), Some(&_map)).len();
+        let verify_s = t.elapsed().as_secs_f64();
+        let t = Instant::now();
         let out = print_module(&m, &PrintOptions::default());
         let print_s = t.elapsed().as_secs_f64();
         let n = m.inst_count();
         let rss = peak_rss_bytes().unwrap_or(0);
         println!(
-            "{path}: {n} instructions, {:.1} MB; read {:.3} s, parse {:.3} s, print {:.3} s ({} bytes out)",
+            "{path}: {n} instructions, {:.1} MB; read {:.3} s, parse {:.3} s, verify {:.3} s ({errors} errors), print {:.3} s ({} bytes out)",
             mb,
             read_s,
             parse_s,
+            verify_s,
             print_s,
             out.len()
         );
         println!(
-            "whole process (read+parse+print): {:.0} ns/instruction, peak RSS {} bytes = {:.0} bytes/instruction",
-            (read_s + parse_s + print_s) * 1e9 / n as f64,
+            "whole process (read+parse+verify+print): {:.0} ns/instruction, peak RSS {} bytes = {:.0} bytes/instruction",
+            (read_s + parse_s + verify_s + print_s) * 1e9 / n as f64,
             rss,
             rss as f64 / n as f64
         );
@@ -81,6 +86,7 @@ fn main() {
         return;
     }
     let mut parse_t = Vec::new();
+    let mut verify_t = Vec::new();
     let mut print_t = Vec::new();
     let mut n = 0;
     let mut out_len = 0;
@@ -99,12 +105,22 @@ fn main() {
         parse_t.push(t.elapsed().as_secs_f64());
         n = m.inst_count();
         let t = Instant::now();
+        let errors = verify_module(&m, &VerifyOptions::default(), Some(&map));
+        verify_t.push(t.elapsed().as_secs_f64());
+        if !errors.is_empty() {
+            eprintln!(
+                "warning: {} verifier errors, first: {}",
+                errors.len(),
+                errors[0].message
+            );
+        }
+        let t = Instant::now();
         let out = print_module(&m, &PrintOptions::default());
         print_t.push(t.elapsed().as_secs_f64());
         out_len = out.len();
         drop((m, map, out));
     }
-    let (p, q) = (median(parse_t), median(print_t));
+    let (p, v, q) = (median(parse_t), median(verify_t), median(print_t));
     println!(
         "{path}: {n} instructions, {:.1} MB in, {:.1} MB out, {iters} iterations (median)",
         mb,
@@ -115,6 +131,12 @@ fn main() {
         p,
         mb / p,
         p * 1e9 / n as f64
+    );
+    println!(
+        "verify:{:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction",
+        v,
+        mb / v,
+        v * 1e9 / n as f64
     );
     println!(
         "print: {:>8.3} s {:>8.1} MB/s {:>8.0} ns/instruction",
