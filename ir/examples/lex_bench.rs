@@ -6,8 +6,7 @@ fn main() {
     let src = std::fs::read_to_string(&path).expect("read");
     let t = std::time::Instant::now();
     let mut n = 0usize;
-    let mut lex = Tok::lexer(&src);
-    while let Some(_t) = lex.next() {
+    for _token in Tok::lexer(&src) {
         n += 1;
     }
     println!("{n} tokens in {:?}", t.elapsed());

@@ -221,7 +221,7 @@ fn redefinition_points_at_both() {
     let src = func(
         "%x: f32 = arithmetic binary_add %a, %a;\n%x: f32 = arithmetic binary_mul %a, %a;\n%r: void = return %x;\n",
     );
-    let d = parse_module(&src).err().expect("error");
+    let d = parse_module(&src).expect_err("error");
     assert_eq!(d.len(), 1);
     assert_eq!(d[0].message, "redefinition of %x");
     assert_eq!(line_col(&src, d[0].span.unwrap().start as usize), (9, 1));

@@ -44,7 +44,7 @@ fn ten_thousand_levels_parse_in_a_256k_thread() {
 #[test]
 fn hundred_thousand_levels_are_a_clean_error() {
     let src = nested_ifs(100_000);
-    let d = in_small_thread(move || parse_module(&src).err().expect("must fail"));
+    let d = in_small_thread(move || parse_module(&src).expect_err("must fail"));
     assert!(
         d.iter().any(|d| d.message.starts_with("nesting too deep")),
         "{d:?}"
@@ -58,7 +58,7 @@ fn deep_types_and_literals_are_bounded() {
         "array<".repeat(100_000),
         ", 1>".repeat(100_000)
     );
-    let d = in_small_thread(move || parse_module(&deep_type).err().expect("must fail"));
+    let d = in_small_thread(move || parse_module(&deep_type).expect_err("must fail"));
     assert!(
         d.iter().any(|d| d.message.starts_with("nesting too deep")),
         "{d:?}"
@@ -68,7 +68,7 @@ fn deep_types_and_literals_are_bounded() {
         "[".repeat(100_000),
         "]".repeat(100_000)
     );
-    let d = in_small_thread(move || parse_module(&deep_lit).err().expect("must fail"));
+    let d = in_small_thread(move || parse_module(&deep_lit).expect_err("must fail"));
     assert!(
         d.iter().any(|d| d.message.starts_with("nesting too deep")),
         "{d:?}"
@@ -82,7 +82,7 @@ fn deep_errors_recover_in_bounded_time() {
     let at = src.find("%r: void = return;").expect("innermost");
     src.insert_str(at, &", , , ".repeat(20_000));
     let t = std::time::Instant::now();
-    let d = in_small_thread(move || parse_module(&src).err().expect("must fail"));
+    let d = in_small_thread(move || parse_module(&src).expect_err("must fail"));
     assert!(!d.is_empty());
     assert!(
         t.elapsed().as_secs() < 60,
