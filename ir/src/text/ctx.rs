@@ -109,13 +109,17 @@ impl<'s> SymTab<'s> {
     /// Binds `k`.
     #[inline]
     pub fn set(&mut self, k: Key<'s>, slot: Slot) {
+        if let Key::Num(n) = k
+            && let Some(s) = self.dense.get_mut(n as usize)
+        {
+            *s = slot;
+            return;
+        }
         self.count += 1;
         match k {
             Key::Num(n) => {
                 let n = n as usize;
-                if n < self.dense.len() {
-                    self.dense[n] = slot;
-                } else if n <= 2 * self.count + 4096 {
+                if n <= 2 * (self.count + self.dense.len()) + 4096 {
                     // Grow the dense part; move sparse entries that now fall inside it.
                     let new_len = (n + 1).max(self.dense.len() * 3 / 2);
                     self.dense.resize(new_len, Slot::Empty);

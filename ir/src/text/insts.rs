@@ -545,6 +545,27 @@ impl<'s> Ctx<'s> {
         }
     }
 
+    /// `arithmetic OP a[, b[, c]]` (the common arities without an operand-list reduction).
+    pub fn b_arith_n(&mut self, w: Sp<'s>, ops: &[Value]) -> Body {
+        match ArithmeticOp::from_name(w.0) {
+            Some(op) => Body {
+                kind: Some(InstKind::Arithmetic(op)),
+                ops: Ops::from_slice(ops),
+            },
+            None => self.b_arith(w, false),
+        }
+    }
+
+    /// `arithmetic OP a, b, c, d, …`.
+    pub fn b_arith_tail(&mut self, w: Sp<'s>, lead: &[Value]) -> Body {
+        let mut b = self.b_arith(w, false);
+        if b.kind.is_some() {
+            b.ops.extend_from_slice(lead);
+            b.ops.extend_from_slice(&self.ops);
+        }
+        b
+    }
+
     /// `thread_group OP ops`.
     pub fn b_thread_group(&mut self, w: Sp<'s>, has: bool) -> Body {
         let ops = self.take_ops(has);
