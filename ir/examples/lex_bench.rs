@@ -6,7 +6,7 @@ fn main() {
     let src = std::fs::read_to_string(&path).expect("read");
     let t = std::time::Instant::now();
     let mut n = 0usize;
-    for _t in Tok::lexer(&src) {
+    for _token in Tok::lexer(&src) {
         n += 1;
     }
     println!("{n} tokens in {:?}", t.elapsed());
