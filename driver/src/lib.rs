@@ -327,11 +327,12 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
     };
     let bitcode_input =
         xir_ir::interchange::detect_format(&raw) == xir_ir::interchange::InputFormat::Bitcode;
-    let src = if bitcode_input {
-        String::new()
+    // Text input moves into the source string (no copy); only bitcode keeps the bytes.
+    let (src, raw) = if bitcode_input {
+        (String::new(), Some(raw))
     } else {
-        match utf8_input(&cli, raw.clone()) {
-            Ok(s) => s,
+        match utf8_input(&cli, raw) {
+            Ok(s) => (s, None),
             Err(m) => return Outcome::usage_error(m),
         }
     };
@@ -344,8 +345,8 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         }]
     };
     let results: Vec<ChunkResult> = chunks
-        .iter()
-        .map(|c| process_chunk(c.padded(), bitcode_input.then_some(&raw[..]), &cli, &verify))
+        .into_iter()
+        .map(|c| process_chunk(c.into_padded(), raw.as_deref(), &cli, &verify))
         .collect();
 
     let name = cli.input_name();

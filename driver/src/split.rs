@@ -24,6 +24,16 @@ impl Chunk {
         s.push_str(&self.text);
         s
     }
+
+    /// [`Self::padded`], consuming the chunk: a chunk on the first line is returned as
+    /// is, without copying its text.
+    pub fn into_padded(self) -> String {
+        if self.first_line == 0 {
+            self.text
+        } else {
+            self.padded()
+        }
+    }
 }
 
 /// Whether `line` (without its newline) is a split marker: `//`, optional blanks, then

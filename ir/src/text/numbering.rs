@@ -54,10 +54,85 @@ impl Key {
     }
 }
 
-/// Assigns and spells value ids.
+/// Marks an id slot that has no uid yet.
+const NONE: u32 = u32::MAX;
+
+/// Uids of one kind of typed id: a dense vector for the (normally dense) handles, a hash
+/// map for handles far beyond them (invalid handles of a broken module), so a stray
+/// huge index never allocates a huge vector.
+#[derive(Default)]
+struct IdMap {
+    dense: Vec<u32>,
+    sparse: FxHashMap<u32, u32>,
+}
+
+impl IdMap {
+    #[inline]
+    fn get(&self, i: usize) -> Option<u32> {
+        match self.dense.get(i) {
+            Some(&u) => (u != NONE).then_some(u),
+            None if self.sparse.is_empty() => None,
+            None => self.sparse.get(&(i as u32)).copied(),
+        }
+    }
+
+    /// Numbers slot `i` with `next` unless it has a uid; returns the uid and whether it
+    /// was new.
+    #[inline]
+    fn get_or_insert(&mut self, i: usize, next: u32) -> (u32, bool) {
+        if let Some(slot) = self.dense.get_mut(i) {
+            if *slot == NONE {
+                *slot = next;
+                return (next, true);
+            }
+            return (*slot, false);
+        }
+        if i <= 2 * self.dense.len() + 4096 {
+            let len = (i + 1).max(self.dense.len() * 3 / 2);
+            self.dense.resize(len, NONE);
+            // Sparse entries now inside the dense range move there.
+            let moved: Vec<(u32, u32)> = self
+                .sparse
+                .iter()
+                .filter(|(k, _)| (**k as usize) < len)
+                .map(|(k, v)| (*k, *v))
+                .collect();
+            for (k, v) in moved {
+                self.sparse.remove(&k);
+                self.dense[k as usize] = v;
+            }
+            return self.get_or_insert(i, next);
+        }
+        let mut fresh = false;
+        let u = *self.sparse.entry(i as u32).or_insert_with(|| {
+            fresh = true;
+            next
+        });
+        (u, fresh)
+    }
+}
+
+/// Uids of one function's local values.
+#[derive(Default)]
+struct LocalIds {
+    args: IdMap,
+    blocks: IdMap,
+    insts: IdMap,
+}
+
+/// Assigns and spells value ids: dense per-kind uid tables indexed by the typed handles
+/// (no hashing on the hot path; the tables of a function are found through its handle).
 pub(crate) struct Namer {
     style: IdStyle,
-    uids: FxHashMap<Key, u32>,
+    /// Uids handed out so far (the next uid).
+    next: u32,
+    consts: IdMap,
+    undefs: IdMap,
+    funcs: IdMap,
+    specials: [u32; SpecialRegister::ALL.len()],
+    /// Slot in `locals` of each function that has local uids.
+    local_slot: IdMap,
+    locals: Vec<LocalIds>,
 }
 
 impl Namer {
@@ -65,24 +140,75 @@ impl Namer {
     pub(crate) fn new(style: IdStyle) -> Self {
         Self {
             style,
-            uids: FxHashMap::default(),
+            next: 0,
+            consts: IdMap::default(),
+            undefs: IdMap::default(),
+            funcs: IdMap::default(),
+            specials: [NONE; SpecialRegister::ALL.len()],
+            local_slot: IdMap::default(),
+            locals: Vec::new(),
         }
+    }
+
+    fn locals(&self, f: FuncId) -> Option<&LocalIds> {
+        self.local_slot
+            .get(f.index())
+            .map(|s| &self.locals[s as usize])
+    }
+
+    fn locals_mut(&mut self, f: FuncId) -> &mut LocalIds {
+        let (s, fresh) = self
+            .local_slot
+            .get_or_insert(f.index(), self.locals.len() as u32);
+        if fresh {
+            self.locals.push(LocalIds::default());
+        }
+        &mut self.locals[s as usize]
     }
 
     /// Whether `k` has been numbered (upstream) or printed (stable) already.
     pub(crate) fn is_seen(&self, k: Key) -> bool {
-        self.uids.contains_key(&k)
+        match k {
+            Key::Const(c) => self.consts.get(c.index()).is_some(),
+            Key::Undef(u) => self.undefs.get(u.index()).is_some(),
+            Key::Special(r) => self.specials[r as usize] != NONE,
+            Key::Func(f) => self.funcs.get(f.index()).is_some(),
+            Key::Arg(f, a) => self
+                .locals(f)
+                .is_some_and(|l| l.args.get(a.index()).is_some()),
+            Key::Block(f, b) => self
+                .locals(f)
+                .is_some_and(|l| l.blocks.get(b.index()).is_some()),
+            Key::Inst(f, i) => self
+                .locals(f)
+                .is_some_and(|l| l.insts.get(i.index()).is_some()),
+        }
     }
 
     /// Numbers `k` if needed; returns its uid and whether it was new.
     pub(crate) fn uid(&mut self, k: Key) -> (u32, bool) {
-        let next = self.uids.len() as u32;
-        let mut fresh = false;
-        let id = *self.uids.entry(k).or_insert_with(|| {
-            fresh = true;
-            next
-        });
-        (id, fresh)
+        let next = self.next;
+        let r = match k {
+            Key::Const(c) => self.consts.get_or_insert(c.index(), next),
+            Key::Undef(u) => self.undefs.get_or_insert(u.index(), next),
+            Key::Special(r) => {
+                let slot = &mut self.specials[r as usize];
+                if *slot == NONE {
+                    *slot = next;
+                    (next, true)
+                } else {
+                    (*slot, false)
+                }
+            }
+            Key::Func(f) => self.funcs.get_or_insert(f.index(), next),
+            Key::Arg(f, a) => self.locals_mut(f).args.get_or_insert(a.index(), next),
+            Key::Block(f, b) => self.locals_mut(f).blocks.get_or_insert(b.index(), next),
+            Key::Inst(f, i) => self.locals_mut(f).insts.get_or_insert(i.index(), next),
+        };
+        if r.1 {
+            self.next += 1;
+        }
+        r
     }
 
     /// Appends the identifier of `k` (numbering it if needed); returns whether this was
@@ -90,18 +216,29 @@ impl Namer {
     pub(crate) fn write(&mut self, out: &mut String, k: Key) -> bool {
         let (uid, fresh) = self.uid(k);
         out.push('%');
-        let _ = match (self.style, k) {
-            (IdStyle::Upstream, Key::Undef(_)) => write!(out, "{uid}.undefined"),
-            (IdStyle::Upstream, Key::Special(r)) => write!(out, "{uid}.{}", r.name()),
-            (IdStyle::Upstream, _) => write!(out, "{uid}"),
-            (IdStyle::Stable, Key::Const(c)) => write!(out, "c{}", c.index()),
-            (IdStyle::Stable, Key::Undef(u)) => write!(out, "u{}.undefined", u.index()),
-            (IdStyle::Stable, Key::Special(r)) => write!(out, "{0}.{0}", r.name()),
-            (IdStyle::Stable, Key::Func(f)) => write!(out, "f{}", f.index()),
-            (IdStyle::Stable, Key::Arg(f, a)) => write!(out, "f{}_a{}", f.index(), a.index()),
-            (IdStyle::Stable, Key::Block(f, b)) => write!(out, "f{}_b{}", f.index(), b.index()),
-            (IdStyle::Stable, Key::Inst(f, i)) => write!(out, "f{}_i{}", f.index(), i.index()),
-        };
+        match (self.style, k) {
+            (IdStyle::Upstream, Key::Undef(_)) => {
+                push_u64(out, uid.into());
+                out.push_str(".undefined");
+            }
+            (IdStyle::Upstream, Key::Special(r)) => {
+                push_u64(out, uid.into());
+                out.push('.');
+                out.push_str(r.name());
+            }
+            (IdStyle::Upstream, _) => push_u64(out, uid.into()),
+            (IdStyle::Stable, k) => {
+                let _ = match k {
+                    Key::Const(c) => write!(out, "c{}", c.index()),
+                    Key::Undef(u) => write!(out, "u{}.undefined", u.index()),
+                    Key::Special(r) => write!(out, "{0}.{0}", r.name()),
+                    Key::Func(f) => write!(out, "f{}", f.index()),
+                    Key::Arg(f, a) => write!(out, "f{}_a{}", f.index(), a.index()),
+                    Key::Block(f, b) => write!(out, "f{}_b{}", f.index(), b.index()),
+                    Key::Inst(f, i) => write!(out, "f{}_i{}", f.index(), i.index()),
+                };
+            }
+        }
         fresh
     }
 
@@ -181,6 +318,24 @@ impl Namer {
             }
         }
     }
+}
+
+/// Appends the decimal digits of `n` (without `fmt`'s machinery: ids are the most
+/// frequent thing the printer writes).
+#[inline]
+pub(crate) fn push_u64(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
 }
 
 /// The terminator of `b` (its last instruction, if that is a terminator).

@@ -50,8 +50,9 @@ pub fn print_module(m: &Module, opts: &PrintOptions) -> String {
         p.users = UserMap::build(m, &first.block_text_order);
     }
     p.module();
-    let mut out = p.prelude;
-    out.push_str(&p.main);
+    // The prelude goes in front of main in place: no second copy of the (large) text.
+    let mut out = std::mem::take(&mut p.main);
+    out.insert_str(0, &p.prelude);
     out
 }
 
@@ -88,17 +89,54 @@ pub(crate) struct Printer<'m> {
     pub(crate) main: String,
     pub(crate) namer: Namer,
     type_names: FxHashMap<Type, u32>,
+    /// The spelling of each type printed so far, by type index (fixed once a type has
+    /// been spelled: struct and opaque names are assigned at first use).
+    type_text: Vec<Option<Box<str>>>,
     spaces: String,
     pub(crate) users: UserMap,
     /// The function being printed.
     pub(crate) cur: FuncId,
-    emitted: FxHashSet<BlockId>,
+    emitted: BlockSet,
     /// Every block printed so far, in text order.
     block_text_order: Vec<(FuncId, BlockId)>,
     referenced: Vec<BlockId>,
     owned_cursor: usize,
     ref_cursor: usize,
     stack: Vec<Work>,
+    /// Scratch list for one instruction's body (reused).
+    body: Vec<Work>,
+}
+
+/// The blocks of the current function printed so far: a bit per arena slot, a hash set
+/// for out-of-range handles (invalid modules).
+#[derive(Default)]
+struct BlockSet {
+    dense: Vec<bool>,
+    extra: FxHashSet<BlockId>,
+}
+
+impl BlockSet {
+    fn reset(&mut self, n: usize) {
+        self.dense.clear();
+        self.dense.resize(n, false);
+        self.extra.clear();
+    }
+    #[inline]
+    fn contains(&self, b: &BlockId) -> bool {
+        match self.dense.get(b.index()) {
+            Some(x) => *x,
+            None => self.extra.contains(b),
+        }
+    }
+    #[inline]
+    fn insert(&mut self, b: BlockId) {
+        match self.dense.get_mut(b.index()) {
+            Some(x) => *x = true,
+            None => {
+                self.extra.insert(b);
+            }
+        }
+    }
 }
 
 impl<'m> Printer<'m> {
@@ -110,15 +148,17 @@ impl<'m> Printer<'m> {
             main: String::new(),
             namer: Namer::new(opts.ids),
             type_names: FxHashMap::default(),
+            type_text: Vec::new(),
             spaces: String::new(),
             users: UserMap::default(),
             cur: FuncId::new(0),
-            emitted: FxHashSet::default(),
+            emitted: BlockSet::default(),
             block_text_order: Vec::new(),
             referenced: Vec::new(),
             owned_cursor: 0,
             ref_cursor: 0,
             stack: Vec::new(),
+            body: Vec::new(),
         }
     }
 
@@ -178,7 +218,7 @@ impl<'m> Printer<'m> {
             return;
         };
         self.cur = fid;
-        self.emitted.clear();
+        self.emitted.reset(f.blocks.len());
         self.referenced.clear();
         self.owned_cursor = 0;
         self.ref_cursor = 0;
@@ -197,9 +237,8 @@ impl<'m> Printer<'m> {
                 }
             }
             _ => {
-                let t = self.type_ident(f.ret);
                 self.main.push_str(": ");
-                self.main.push_str(&t);
+                self.push_type(f.ret);
             }
         }
         self.main.push_str(" (");
@@ -221,8 +260,7 @@ impl<'m> Printer<'m> {
             if arg.kind == crate::function::ArgKind::Reference {
                 self.main.push('&');
             }
-            let t = self.type_ident(Some(arg.ty));
-            self.main.push_str(&t);
+            self.push_type(Some(arg.ty));
             self.main.push(';');
             self.users_comment(false, Key::Arg(fid, a));
             self.main.push('\n');
@@ -369,17 +407,18 @@ impl<'m> Printer<'m> {
         self.indent(depth);
         self.namer.write(&mut self.main, Key::Inst(self.cur, i));
         self.main.push_str(": ");
-        let t = self.type_ident(d.ty);
-        self.main.push_str(&t);
+        self.push_type(d.ty);
         self.main.push_str(" = ");
-        let mut body = Vec::new();
+        let mut body = std::mem::take(&mut self.body);
+        body.clear();
         super::print_inst::inst_body(self.m, self.cur, i, d, depth, &mut body);
         body.push(Work::Text(";"));
         if self.opts.debug_info {
             body.push(Work::Users(Value::Inst(i)));
         }
         body.push(Work::Text("\n"));
-        self.stack.extend(body.into_iter().rev());
+        self.stack.extend(body.drain(..).rev());
+        self.body = body;
     }
 
     /// Prints a value reference; declares undefined values and special registers at
@@ -469,6 +508,28 @@ impl<'m> Printer<'m> {
             self.spaces.extend(std::iter::repeat_n(' ', more));
         }
         self.main.push_str(&self.spaces[..n]);
+    }
+
+    /// Appends the spelling of `t` to main (see [`Self::type_ident`]), from the cache of
+    /// spellings after the first time.
+    pub(crate) fn push_type(&mut self, t: Option<Type>) {
+        let Some(ty) = t else {
+            self.main.push_str("void");
+            return;
+        };
+        let i = ty.index();
+        if let Some(Some(text)) = self.type_text.get(i) {
+            self.main.push_str(text);
+            return;
+        }
+        let text = self.type_ident(t);
+        self.main.push_str(&text);
+        if i < self.m.types.len() {
+            if self.type_text.len() <= i {
+                self.type_text.resize(i + 1, None);
+            }
+            self.type_text[i] = Some(text.into_boxed_str());
+        }
     }
 
     /// The spelling of a type (`void` for `None`), declaring struct and opaque types in

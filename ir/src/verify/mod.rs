@@ -171,10 +171,11 @@ impl<'a, 'o> Fx<'a, 'o> {
             fid,
             f,
             out,
-            owned: SecondaryMap::with_default(false),
-            placed: SecondaryMap::with_default(None),
-            handles_ok: SecondaryMap::with_default(false),
-            shape_ok: SecondaryMap::with_default(false),
+            // Sized up front: growing them slot by slot copies them repeatedly.
+            owned: SecondaryMap::with_capacity_and_default(f.blocks.len(), false),
+            placed: SecondaryMap::with_capacity_and_default(f.insts.len(), None),
+            handles_ok: SecondaryMap::with_capacity_and_default(f.insts.len(), false),
+            shape_ok: SecondaryMap::with_capacity_and_default(f.insts.len(), false),
             arg_listed,
         }
     }
