@@ -88,6 +88,10 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
     pub fn len(&self) -> usize {
         self.elems.len()
     }
+    /// Drops spare capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.elems.shrink_to_fit();
+    }
     /// True when nothing was pushed.
     pub fn is_empty(&self) -> bool {
         self.elems.is_empty()
@@ -197,6 +201,10 @@ impl<K: EntityRef, V: Clone> SecondaryMap<K, V> {
     /// Resets every slot to the default.
     pub fn clear(&mut self) {
         self.elems.clear();
+    }
+    /// Drops spare capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.elems.shrink_to_fit();
     }
 }
 

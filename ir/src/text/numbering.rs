@@ -334,8 +334,7 @@ pub(crate) fn push_u64(out: &mut String, mut n: u64) {
             break;
         }
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+    out.extend(buf[i..].iter().map(|&d| char::from(d)));
 }
 
 /// The terminator of `b` (its last instruction, if that is a terminator).

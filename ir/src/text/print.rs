@@ -164,6 +164,11 @@ impl<'m> Printer<'m> {
 
     fn module(&mut self) {
         let m = self.m;
+        // Room for the whole text up front (about 65-70 bytes per instruction in
+        // practice): growing by doubling would copy it over and over. Pages never
+        // written are never touched, so a generous guess costs no memory.
+        self.main
+            .reserve(m.inst_count().saturating_mul(80).saturating_add(4096));
         self.namer.pre_pass(m);
         if !m.metadata.is_empty() {
             write_mdlist(&mut self.prelude, &m.metadata);

@@ -59,14 +59,15 @@ impl<'s> Ctx<'s> {
         self.shrink_function(f);
     }
 
-    /// Drops the growth slack of a finished function's arenas (`Vec::clone` allocates
-    /// exactly the length): up to half of a large module's memory otherwise.
+    /// Drops the growth slack of a finished function's arenas: up to half of a large
+    /// module's memory otherwise.
     fn shrink_function(&mut self, f: FuncId) {
+        // In place (a shrinking realloc): no second copy, no per-instruction clone.
         let func = &mut self.module.functions[f];
-        func.insts = func.insts.clone();
-        func.blocks = func.blocks.clone();
+        func.insts.shrink_to_fit();
+        func.blocks.shrink_to_fit();
         let spans = self.map.funcs.get_mut(f);
-        spans.insts = spans.insts.clone();
+        spans.insts.shrink_to_fit();
     }
 
     /// Module-level resolution after the last item.
