@@ -88,15 +88,27 @@ pub fn suggest<'a>(word: &str, cands: impl Iterator<Item = &'a str>) -> Option<&
     if word.len() > 64 {
         return None;
     }
+    let cands: Vec<&'a str> = cands.collect();
     let limit = (word.chars().count() / 3).max(1);
     let mut best: Option<(usize, &str)> = None;
-    for c in cands {
+    for &c in &cands {
         let d = distance(word, c);
         if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }
-    best.map(|(_, c)| c)
+    if let Some((_, c)) = best {
+        return Some(c);
+    }
+    // Not a typo but maybe one component of the real name (`add` for `binary_add`):
+    // offer the shortest name that has the word as an `_`-separated component.
+    if word.len() < 2 {
+        return None;
+    }
+    cands
+        .into_iter()
+        .filter(|c| c.split('_').any(|part| part == word))
+        .min_by_key(|c| (c.len(), *c))
 }
 
 /// A friendly rendering of a lalrpop terminal name.
