@@ -167,8 +167,10 @@ impl<'m> Printer<'m> {
         // Room for the whole text up front (about 65-70 bytes per instruction in
         // practice): growing by doubling would copy it over and over. Pages never
         // written are never touched, so a generous guess costs no memory.
+        // (Arena sizes, not `inst_count`: a malformed module may list bad functions.)
+        let insts: usize = m.functions.values().map(|f| f.insts.len()).sum();
         self.main
-            .reserve(m.inst_count().saturating_mul(80).saturating_add(4096));
+            .reserve(insts.saturating_mul(80).saturating_add(4096));
         self.namer.pre_pass(m);
         if !m.metadata.is_empty() {
             write_mdlist(&mut self.prelude, &m.metadata);
