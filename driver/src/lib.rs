@@ -171,6 +171,9 @@ fn process_chunk(
                 return None;
             }
         }
+        // Nothing after the first verification points into the source: free the spans
+        // before the pipeline and the printer allocate.
+        drop(source_map);
         match pipeline::run_pipeline(&mut module, cli, &mut log) {
             Ok(()) => {}
             Err(PipelineError::Diagnostics(d)) => {
