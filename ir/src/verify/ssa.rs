@@ -16,13 +16,13 @@ use crate::analysis::{Cfg, DomTree};
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::inst::{InstId, InstKind};
 use crate::value::{BlockId, Value};
+use rustc_hash::FxHashSet;
 
 /// The CFG facts later checks share.
 pub(crate) struct Graph {
+    /// Successors are distinct; predecessor lists are sorted sets.
     pub cfg: Cfg,
     pub dom: DomTree,
-    /// Predecessor sets (deduplicated, sorted).
-    pub pred_set: SecondaryMap<BlockId, Vec<BlockId>>,
     /// Terminator of each owned, terminated block.
     pub term: SecondaryMap<BlockId, Option<InstId>>,
 }
@@ -66,6 +66,7 @@ fn build_graph(fx: &Fx<'_, '_>) -> Graph {
     };
     let mut term: SecondaryMap<BlockId, Option<InstId>> = SecondaryMap::with_default(None);
     let mut seen: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    let mut last_src: SecondaryMap<BlockId, Option<BlockId>> = SecondaryMap::with_default(None);
     for &b in &f.block_order {
         if !fx.is_owned(b) || seen[b] {
             continue;
@@ -85,12 +86,15 @@ fn build_graph(fx: &Fx<'_, '_>) -> Graph {
         if !*fx.shape_ok.get(last) {
             continue;
         }
+        // Distinct successors in operand order; `last_src` marks targets already taken
+        // from this block (a wide switch must not cost quadratic time).
         let mut succs = Vec::new();
         for k in successor_slots(&d.kind, d.operands.len()) {
             if let Value::Block(t) = d.operands[k]
                 && fx.is_owned(t)
-                && !succs.contains(&t)
+                && last_src[t] != Some(b)
             {
+                last_src[t] = Some(b);
                 succs.push(t);
             }
         }
@@ -99,13 +103,10 @@ fn build_graph(fx: &Fx<'_, '_>) -> Graph {
         }
         cfg.succs[b] = succs;
     }
-    let mut pred_set: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::default();
+    // Each source lists a target once, so sorting makes the predecessor lists sets.
     for &b in &f.block_order {
         if fx.is_owned(b) {
-            let mut p = cfg.preds.get(b).clone();
-            p.sort();
-            p.dedup();
-            pred_set[b] = p;
+            cfg.preds[b].sort_unstable();
         }
     }
     // Reverse post-order from the body (iterative DFS).
@@ -136,12 +137,7 @@ fn build_graph(fx: &Fx<'_, '_>) -> Graph {
         cfg.rpo = post;
     }
     let dom = DomTree::compute(f, &cfg);
-    Graph {
-        cfg,
-        dom,
-        pred_set,
-        term,
-    }
+    Graph { cfg, dom, term }
 }
 
 /// Runs the CFG-dependent checks for the whole function.
@@ -211,8 +207,8 @@ fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
 
 fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[BlockId]) {
     let Some(d) = fx.inst(i) else { return };
-    let preds = g.pred_set.get(b).clone();
-    let mut incoming: Vec<BlockId> = Vec::with_capacity(blocks.len());
+    let preds = g.cfg.preds(b);
+    let mut incoming: FxHashSet<BlockId> = FxHashSet::default();
     for (k, (&v, &ib)) in d.operands.iter().zip(blocks).enumerate() {
         if !fx.is_owned(ib) {
             fx.err_inst(
@@ -237,7 +233,7 @@ fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[Bl
             );
             continue;
         }
-        if incoming.contains(&ib) {
+        if !incoming.insert(ib) {
             fx.err_inst(
                 b,
                 i,
@@ -248,7 +244,6 @@ fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[Bl
             );
             continue;
         }
-        incoming.push(ib);
         let Value::Inst(x) = v else { continue };
         let Some((db, dorder)) = fx.place(x) else {
             continue;
