@@ -168,6 +168,10 @@ fn time(runs: usize, f: &mut dyn FnMut() -> usize) -> Duration {
     v[v.len() / 2]
 }
 
+/// A shape: its name, its generator (blocks -> text) and whether it satisfies
+/// `require-canonical-break-continue-targets`.
+type Shape = (&'static str, fn(usize) -> String, bool);
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -183,7 +187,7 @@ fn main() {
     let mut most = VerifyOptions::all();
     most.require_no_phi = false;
     most.require_no_unstructured_control_flow = false;
-    let shapes: [(&str, fn(usize) -> String, bool); 5] = [
+    let shapes: [Shape; 5] = [
         ("chain", chain, true),
         ("diamonds", diamonds, true),
         ("wide-switch", wide_switch, false),
@@ -206,7 +210,7 @@ fn main() {
             };
             let f = &m.functions[m.func_order[0]];
             let (blocks, insts) = (f.block_order.len(), f.inst_count());
-            let mut opts = most.clone();
+            let mut opts = most;
             opts.require_canonical_break_continue_targets = canonical;
             for o in [&VerifyOptions::default(), &opts] {
                 let d = verify_module(&m, o, Some(&sm));

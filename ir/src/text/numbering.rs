@@ -89,6 +89,19 @@ impl Namer {
     /// the first time `k` was seen.
     pub(crate) fn write(&mut self, out: &mut String, k: Key) -> bool {
         let (uid, fresh) = self.uid(k);
+        self.spell(out, k, uid);
+        fresh
+    }
+
+    /// The identifier of `k` if it has been numbered (nothing is numbered here).
+    pub(crate) fn spelled(&self, k: Key) -> Option<String> {
+        let uid = *self.uids.get(&k)?;
+        let mut out = String::new();
+        self.spell(&mut out, k, uid);
+        Some(out)
+    }
+
+    fn spell(&self, out: &mut String, k: Key, uid: u32) {
         out.push('%');
         let _ = match (self.style, k) {
             (IdStyle::Upstream, Key::Undef(_)) => write!(out, "{uid}.undefined"),
@@ -102,7 +115,6 @@ impl Namer {
             (IdStyle::Stable, Key::Block(f, b)) => write!(out, "f{}_b{}", f.index(), b.index()),
             (IdStyle::Stable, Key::Inst(f, i)) => write!(out, "f{}_i{}", f.index(), i.index()),
         };
-        fresh
     }
 
     /// Upstream's pre-pass (reference §1.3 step 2). A no-op for stable ids, whose

@@ -5,7 +5,7 @@
 
 use super::Fx;
 use super::ssa::Graph;
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::SecondaryMap;
 use crate::inst::{InstId, InstKind};
 use crate::value::{BlockId, Value};
 
@@ -75,15 +75,16 @@ pub(super) fn check_graph(fx: &mut Fx<'_, '_>, g: &Graph) {
                     continue;
                 }
                 match owner[m] {
-                    Some(o) if o != i => fx.err_inst(
-                        b,
-                        i,
-                        format!(
-                            "merge block block{} is also the merge block of inst{} (require-unique-merge-blocks)",
-                            m.index(),
-                            o.index()
-                        ),
-                    ),
+                    Some(o) if o != i => {
+                        let (mn, on) = (fx.bname(m), fx.iname(o));
+                        fx.err_inst(
+                            b,
+                            i,
+                            format!(
+                                "merge block {mn} is also the merge block of {on} (require-unique-merge-blocks)"
+                            ),
+                        )
+                    }
                     _ => owner[m] = Some(i),
                 }
             }
@@ -152,7 +153,7 @@ fn check_break_continue(fx: &mut Fx<'_, '_>, g: &Graph, order: &[BlockId]) {
                 "break target is not the merge block of the nearest enclosing loop or switch"
             };
             let exp = match (found, expected) {
-                (true, Some(e)) => format!("expected block{}", e.index()),
+                (true, Some(e)) => format!("expected {}", fx.bname(e)),
                 _ => "there is no enclosing construct".to_string(),
             };
             fx.err_inst(

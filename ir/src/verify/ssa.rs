@@ -13,7 +13,7 @@
 
 use super::{Fx, optional};
 use crate::analysis::{Cfg, DomTree};
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::SecondaryMap;
 use crate::inst::{InstId, InstKind};
 use crate::value::{BlockId, Value};
 use rustc_hash::FxHashSet;
@@ -182,24 +182,21 @@ fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
                 } else {
                     "a later instruction"
                 };
+                let xn = fx.iname(x);
                 fx.err_inst(
                     b,
                     i,
                     format!(
-                        "operand {k} (inst{}) is defined by {what} of the same block; definitions must precede their uses",
-                        x.index()
+                        "operand {k} ({xn}) is defined by {what} of the same block; definitions must precede their uses"
                     ),
                 );
             }
         } else if !g.block_dominates(db, b) {
+            let (xn, dn) = (fx.iname(x), fx.bname(db));
             fx.err_inst(
                 b,
                 i,
-                format!(
-                    "operand {k} (inst{} in block{}) does not dominate this use",
-                    x.index(),
-                    db.index()
-                ),
+                format!("operand {k} ({xn}, defined in block {dn}) does not dominate this use"),
             );
         }
     }
@@ -214,33 +211,25 @@ fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[Bl
             fx.err_inst(
                 b,
                 i,
-                format!(
-                    "incoming block {k} (block{}) is not owned by this function",
-                    ib.index()
-                ),
+                format!("incoming block {k} is not owned by this function"),
             );
             continue;
         }
         if preds.binary_search(&ib).is_err() {
+            let (ibn, bn) = (fx.bname(ib), fx.bname(b));
             fx.err_inst(
                 b,
                 i,
-                format!(
-                    "incoming block {k} (block{}) is not a predecessor of block{}",
-                    ib.index(),
-                    b.index()
-                ),
+                format!("incoming block {k} ({ibn}) is not a predecessor of block {bn}"),
             );
             continue;
         }
         if !incoming.insert(ib) {
+            let ibn = fx.bname(ib);
             fx.err_inst(
                 b,
                 i,
-                format!(
-                    "incoming block {k} (block{}) appears more than once",
-                    ib.index()
-                ),
+                format!("incoming block {k} ({ibn}) appears more than once"),
             );
             continue;
         }
@@ -252,41 +241,35 @@ fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[Bl
             if let Some(t) = *g.term.get(ib) {
                 let torder = fx.place(t).map_or(u32::MAX, |p| p.1);
                 if dorder >= torder {
+                    let (xn, ibn) = (fx.iname(x), fx.bname(ib));
                     fx.err_inst(
                         b,
                         i,
                         format!(
-                            "incoming value {k} (inst{}) does not precede the terminator of its incoming block block{}",
-                            x.index(),
-                            ib.index()
+                            "incoming value {k} ({xn}) does not precede the terminator of its incoming block {ibn}"
                         ),
                     );
                 }
             }
         } else if !g.block_dominates(db, ib) {
+            let (xn, dn, ibn) = (fx.iname(x), fx.bname(db), fx.bname(ib));
             fx.err_inst(
                 b,
                 i,
                 format!(
-                    "incoming value {k} (inst{} in block{}) does not dominate the end of its incoming block block{}",
-                    x.index(),
-                    db.index(),
-                    ib.index()
+                    "incoming value {k} ({xn}, defined in block {dn}) does not dominate the end of its incoming block {ibn}"
                 ),
             );
         }
     }
     if incoming.len() != preds.len() {
-        let names: Vec<String> = preds
-            .iter()
-            .map(|p| format!("block{}", p.index()))
-            .collect();
+        let names: Vec<String> = preds.iter().map(|p| fx.bname(*p)).collect();
         fx.err_inst(
             b,
             i,
             format!(
-                "incoming blocks do not match the predecessors of block{} ({})",
-                b.index(),
+                "incoming blocks do not match the predecessors of block {} ({})",
+                fx.bname(b),
                 if names.is_empty() {
                     "none".to_string()
                 } else {
