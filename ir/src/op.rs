@@ -2,7 +2,7 @@
 //!
 //! This file is the single source of truth read by the lexer/parser (`from_name`), the
 //! printers (`name`), the interchange formats (`index`/`from_index`, frozen upstream
-//! order) and the verifier (`arity`). Adding an op means adding one row here.
+//! order) and the verifier (`arity`, `is_bindless`). Adding an op means adding one row here.
 
 /// How many operands an op takes (for resource ops: including the resource itself).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -46,6 +46,22 @@ const fn n(k: u8) -> Arity {
     Arity::Exact(k)
 }
 
+/// Whether an op spelling names a bindless-array op (`bindless_…`).
+const fn bindless_spelling(s: &str) -> bool {
+    let (s, p) = (s.as_bytes(), b"bindless_".as_slice());
+    if s.len() < p.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < p.len() {
+        if s[i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Declares an op enum from a table of `Variant = "spelling", arity;` rows.
 macro_rules! op_table {
     ($(#[$m:meta])* pub enum $name:ident { $($variant:ident = $text:literal, $arity:expr;)* }) => {
@@ -67,6 +83,11 @@ macro_rules! op_table {
             /// Operand count accepted by the verifier.
             pub const fn arity(self) -> Arity {
                 match self { $($name::$variant => $arity),* }
+            }
+            /// Whether the op goes through a bindless array (its spelling starts with
+            /// `bindless_`; such resource ops may carry `[typed]`/`[uniform]`).
+            pub const fn is_bindless(self) -> bool {
+                match self { $($name::$variant => bindless_spelling($text)),* }
             }
             /// Upstream numeric value (position in the enum).
             pub fn index(self) -> usize {
@@ -431,25 +452,6 @@ op_table! {
         RasterSetZDepth = "raster_set_z_depth", U;
         RasterSetZDepthGreaterEqual = "raster_set_z_depth_greater_equal", U;
         RasterSetZDepthLessEqual = "raster_set_z_depth_less_equal", U;
-    }
-}
-
-impl ResourceQueryOp {
-    /// Whether the op reads a bindless array (and may carry `[typed]`/`[uniform]`).
-    pub fn is_bindless(self) -> bool {
-        self.name().starts_with("bindless_")
-    }
-}
-impl ResourceReadOp {
-    /// Whether the op reads a bindless array (and may carry `[typed]`/`[uniform]`).
-    pub fn is_bindless(self) -> bool {
-        self.name().starts_with("bindless_")
-    }
-}
-impl ResourceWriteOp {
-    /// Whether the op writes through a bindless array (and may carry `[typed]`/`[uniform]`).
-    pub fn is_bindless(self) -> bool {
-        self.name().starts_with("bindless_")
     }
 }
 
