@@ -455,6 +455,88 @@ op_table! {
     }
 }
 
+impl ArithmeticOp {
+    /// Whether operand `k` must have exactly the instruction's result type. This is the
+    /// one statement of that typing fact: the verifier checks it (`verify/arith.rs`, with
+    /// the op's remaining conditions) and the parser uses it to infer the type of an
+    /// undefined operand (`text/infer.rs`).
+    pub const fn operand_has_result_type(self, k: usize) -> bool {
+        use ArithmeticOp as A;
+        match self {
+            // Every operand.
+            A::BinaryAdd
+            | A::BinarySub
+            | A::BinaryMul
+            | A::BinaryDiv
+            | A::BinaryMod
+            | A::BinaryBitAnd
+            | A::BinaryBitOr
+            | A::BinaryBitXor
+            | A::Min
+            | A::Max
+            | A::Clamp
+            | A::Atan2
+            | A::Pow
+            | A::Copysign
+            | A::Fma
+            | A::Cross
+            | A::Faceforward
+            | A::Reflect => true,
+            // The first operand.
+            A::UnaryMinus
+            | A::UnaryBitNot
+            | A::Abs
+            | A::Saturate
+            | A::BinaryShiftLeft
+            | A::BinaryShiftRight
+            | A::BinaryRotateLeft
+            | A::BinaryRotateRight
+            | A::Clz
+            | A::Ctz
+            | A::Popcount
+            | A::Reverse
+            | A::Acos
+            | A::Acosh
+            | A::Asin
+            | A::Asinh
+            | A::Atan
+            | A::Atanh
+            | A::Cos
+            | A::Cosh
+            | A::Sin
+            | A::Sinh
+            | A::Tan
+            | A::Tanh
+            | A::Exp
+            | A::Exp2
+            | A::Exp10
+            | A::Log
+            | A::Log2
+            | A::Log10
+            | A::Sqrt
+            | A::Rsqrt
+            | A::Ceil
+            | A::Floor
+            | A::Fract
+            | A::Trunc
+            | A::Round
+            | A::Rint
+            | A::PowInt
+            | A::Normalize
+            | A::MatrixCompNeg
+            | A::MatrixTranspose
+            | A::MatrixInverse
+            | A::Insert => k == 0,
+            // The two values of `select (false, true, cond)` and `lerp (a, b, t)`.
+            A::Select | A::Lerp => k < 2,
+            // `x` of `step (edge, x)` and `smoothstep (edge0, edge1, x)`.
+            A::Step => k == 1,
+            A::Smoothstep => k == 2,
+            _ => false,
+        }
+    }
+}
+
 /// The bindless-access attribute of resource instructions: two independent bits.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct BindlessAccess {
