@@ -5,10 +5,14 @@
 //! a `continue` — the canonical-target check's worst case).
 //!
 //! Run with `cargo bench -p xir-ir --bench verify_scaling [-- SIZES [SHAPE [RUNS]]]`
-//! (default sizes `1000,10000,100000` blocks, every shape, 7 runs). Every function is verified with default options and with
-//! every option that the shape satisfies; the figure is the median CPU time of several
-//! runs divided by the instruction count. A flat ns/inst column across sizes means the
-//! verifier is linear (or n log n) in the function's size.
+//! (default: sizes `1000,10000,100000` blocks, every shape, 5 samples). Every function
+//! is verified with default options and with every option that the shape satisfies; the
+//! figure is the median CPU time of the samples (each repeats the verification until
+//! about 400k instructions have been verified) divided by the instruction count. A flat
+//! ns/inst column across sizes means the verifier is linear (or n log n) in the
+//! function's size. With RUNS given, each sample is one verification: use that under
+//! `valgrind --tool=callgrind --toggle-collect='xir_ir::verify::verify_module*'` for
+//! repeatable instruction counts.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -155,14 +159,19 @@ fn cpu_time() -> Duration {
     Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
-/// Median time of `runs` verifications (CPU time when it resolves, else wall time).
-fn time(runs: usize, f: &mut dyn FnMut() -> usize) -> Duration {
+/// Median CPU time of one verification over `runs` samples; each sample repeats the
+/// verification `reps` times so that it lasts well over the 10 ms tick of the CPU clock
+/// (wall time is unreliable on a shared machine).
+fn time(runs: usize, reps: usize, f: &mut dyn FnMut() -> usize) -> Duration {
     let mut v = Vec::new();
     for _ in 0..runs {
         let (c0, w0) = (cpu_time(), Instant::now());
-        std::hint::black_box(f());
+        for _ in 0..reps {
+            std::hint::black_box(f());
+        }
         let (c, w) = (cpu_time() - c0, w0.elapsed());
-        v.push(if c >= Duration::from_millis(50) { c } else { w });
+        // Without /proc (CPU time stays zero), fall back to wall time.
+        v.push(if c.is_zero() { w } else { c } / reps as u32);
     }
     v.sort();
     v[v.len() / 2]
@@ -181,7 +190,8 @@ fn main() {
         .first()
         .map(|a| a.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_else(|| vec![1_000, 10_000, 100_000]);
-    // Optional: one shape only, and a run count (1 for instruction-count profiling).
+    // Optional: one shape only, and a sample count (given: one verification per sample,
+    // for instruction-count profiling under callgrind).
     let only = args.get(1).cloned();
     let runs_override: Option<usize> = args.get(2).and_then(|r| r.parse().ok());
     let mut most = VerifyOptions::all();
@@ -216,12 +226,20 @@ fn main() {
                 let d = verify_module(&m, o, Some(&sm));
                 assert!(d.is_empty(), "{name}({n}): {:?}", d.first());
             }
-            let runs = runs_override.unwrap_or(if insts > 200_000 { 3 } else { 7 });
+            let runs = runs_override.unwrap_or(5);
+            // About 400k instructions verified per sample (at least one run).
+            let reps = if runs_override.is_some() {
+                1
+            } else {
+                400_000usize.div_ceil(insts)
+            };
             let per = |t: Duration| t.as_nanos() as f64 / insts as f64;
-            let td = time(runs, &mut || {
+            let td = time(runs, reps, &mut || {
                 verify_module(&m, &VerifyOptions::default(), Some(&sm)).len()
             });
-            let to = time(runs, &mut || verify_module(&m, &opts, Some(&sm)).len());
+            let to = time(runs, reps, &mut || {
+                verify_module(&m, &opts, Some(&sm)).len()
+            });
             println!(
                 "{name:<14} {blocks:>8} {insts:>9} {:>9.1} ns {:>9.1} ns",
                 per(td),
