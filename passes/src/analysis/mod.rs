@@ -32,6 +32,9 @@ pub trait Analysis: Any {
         Self: Sized;
 }
 
+/// The cached analyses of one function, by type (a handful at most: a list beats a map).
+type FunctionEntries = Vec<(TypeId, Rc<dyn Any>)>;
+
 /// Per-function cache of analyses, keyed by function and then by analysis type.
 ///
 /// Entries are grouped per function so that invalidating one function costs O(1)
@@ -39,7 +42,7 @@ pub trait Analysis: Any {
 /// module would otherwise pay O(N) per invalidation).
 #[derive(Default)]
 pub struct AnalysisCache {
-    entries: FxHashMap<FuncId, Vec<(TypeId, Rc<dyn Any>)>>,
+    entries: FxHashMap<FuncId, FunctionEntries>,
     /// How many analyses were computed (not served from the cache), dependencies
     /// included.
     pub computed: u64,
