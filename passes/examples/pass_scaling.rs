@@ -132,12 +132,21 @@ measured! {
 
 fn load_large(dir: &str, size: usize) -> Module {
     let path = format!("{dir}/gen-large-{size}.xir");
+    let fail = |why: String| -> ! {
+        eprintln!("pass_scaling: {path}: {why}");
+        std::process::exit(1)
+    };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("cannot read {path} ({e}); generate it with `xir-gen-large {size} {path}`")
+        fail(format!(
+            "{e} (generate it with `xir-gen-large {size} {path}`)"
+        ))
     });
     match xir_ir::text::parse_module(&text) {
         Ok((m, _)) => m,
-        Err(d) => panic!("{path} does not parse: {:?}", d.first()),
+        Err(d) => fail(format!(
+            "does not parse: {}",
+            d.first().map_or("", |d| d.message.as_str())
+        )),
     }
 }
 
