@@ -159,7 +159,9 @@ impl<'s> Ctx<'s> {
                 let base = name.strip_suffix(".undefined").unwrap_or(&name).to_string();
                 self.push(
                     Diagnostic::error(format!("cannot infer the type of {name}"), Some(span))
-                        .with_help(format!("declare it in the prelude: 'undef {base}: T;'")),
+                        .with_help(format!(
+                            "declare it in the prelude: 'undef {base}.undefined: T;'"
+                        )),
                 );
                 continue;
             };

@@ -88,15 +88,27 @@ pub fn suggest<'a>(word: &str, cands: impl Iterator<Item = &'a str>) -> Option<&
     if word.len() > 64 {
         return None;
     }
+    let cands: Vec<&'a str> = cands.collect();
     let limit = (word.chars().count() / 3).max(1);
     let mut best: Option<(usize, &str)> = None;
-    for c in cands {
+    for &c in &cands {
         let d = distance(word, c);
         if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }
-    best.map(|(_, c)| c)
+    if let Some((_, c)) = best {
+        return Some(c);
+    }
+    // Not a typo but maybe one component of the real name (`add` for `binary_add`):
+    // offer the shortest name that has the word as an `_`-separated component.
+    if word.len() < 2 {
+        return None;
+    }
+    cands
+        .into_iter()
+        .filter(|c| c.split('_').any(|part| part == word))
+        .min_by_key(|c| (c.len(), *c))
 }
 
 /// A friendly rendering of a lalrpop terminal name.
@@ -169,11 +181,11 @@ impl<'s> Ctx<'s> {
         }
     }
 
-    fn line_of(&self, pos: usize) -> usize {
-        self.src.as_bytes()[..pos.min(self.src.len())]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count()
+    /// Whether a line break lies between byte offsets `a <= b` (cost O(b - a), so
+    /// reporting many errors never rescans the file from its start).
+    fn newline_between(&self, a: usize, b: usize) -> bool {
+        let end = b.min(self.src.len());
+        self.src.as_bytes()[a.min(end)..end].contains(&b'\n')
     }
 
     fn after_what(&self) -> &'static str {
@@ -200,7 +212,7 @@ impl<'s> Ctx<'s> {
                 let found = tok.describe(&self.src[*l..*r]);
                 let semi = expected.iter().any(|e| e == "\";\"");
                 let prev = self.prev_token_end(*l);
-                if semi && (self.line_of(prev) < self.line_of(*l) || expected.len() == 1) {
+                if semi && (self.newline_between(prev, *l) || expected.len() == 1) {
                     let msg = format!("expected ';'{}", self.after_what());
                     return Some(
                         Diagnostic::error(msg, Some(Span::new(prev, prev)))
@@ -259,6 +271,16 @@ impl<'s> Ctx<'s> {
             }
             return;
         }
+        // Every diagnostic of an unrecognized token starts at or before the token, so a
+        // token inside the window is suppressed whatever its diagnostic; deciding that
+        // first keeps a run of thousands of recoveries on one line linear.
+        if let ParseError::UnrecognizedToken {
+            token: (l, _, _), ..
+        } = e
+            && *l < self.suppress_until
+        {
+            return;
+        }
         let Some(d) = self.syntax_diag(e) else { return };
         let at = d.span.map_or(0, |s| s.start as usize);
         if at < self.suppress_until {
@@ -280,8 +302,18 @@ impl<'s> Ctx<'s> {
         };
         self.poison(Span::new(l.min(err_at), r.max(err_at)));
         let resume = self.next_code(r);
-        let line_start = self.src[..resume].rfind('\n').map_or(0, |i| i + 1);
-        let fresh = self.src[line_start..resume].trim().is_empty();
+        self.stmt = Stmt::None;
+        if resume < self.suppress_until {
+            // Still inside the window of an earlier recovery, which ends at the end of
+            // this same line: nothing to recompute (rescanning the line on every
+            // recovery would make one long bad line quadratic).
+            return;
+        }
+        let fresh = self.src[..resume]
+            .chars()
+            .rev()
+            .find(|c| !c.is_whitespace() || *c == '\n')
+            .is_none_or(|c| c == '\n');
         self.suppress_until = if fresh {
             resume
         } else {
@@ -289,7 +321,6 @@ impl<'s> Ctx<'s> {
                 .find('\n')
                 .map_or(self.src.len(), |i| resume + i)
         };
-        self.stmt = Stmt::None;
     }
 
     /// The first non-blank, non-comment byte at or after `pos`.
