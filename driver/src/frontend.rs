@@ -83,11 +83,15 @@ pub fn parse_verify_options(list: &str) -> Result<VerifyChoice, String> {
     VerifyOptions::parse_list(list)
 }
 
-/// Verifies a module; returns every diagnostic (errors and warnings).
+/// Verifies a module; returns every diagnostic (errors and warnings). With the source
+/// map and text of a parsed module, messages name entities by the text's labels.
 pub fn verify_module(
     module: &Module,
     choice: &VerifyChoice,
-    source_map: Option<&SourceMap>,
+    source: Option<(&SourceMap, &str)>,
 ) -> Vec<Diagnostic> {
-    xir_ir::verify::verify_module(module, choice, source_map)
+    match source {
+        Some((map, text)) => xir_ir::verify::verify_module_with_source(module, choice, map, text),
+        None => xir_ir::verify::verify_module(module, choice, None),
+    }
 }

@@ -154,6 +154,7 @@ fn process_chunk(
     let output = (|| {
         // Interchange text and bitcode are detected from their first bytes.
         let decoded = frontend::decode_interchange(raw.unwrap_or(padded.as_bytes()));
+        let from_text = decoded.is_none();
         let parsed = match decoded {
             Some(r) => r.map(|m| (m, xir_ir::source_map::SourceMap::default())),
             None => frontend::parse_module(&padded),
@@ -166,7 +167,8 @@ fn process_chunk(
             }
         };
         if !cli.no_verify {
-            diags.extend(frontend::verify_module(&module, verify, Some(&source_map)));
+            let source = from_text.then_some((&source_map, padded.as_str()));
+            diags.extend(frontend::verify_module(&module, verify, source));
             if has_errors(&diags) {
                 return None;
             }

@@ -2,7 +2,7 @@
 //!
 //! This file is the single source of truth read by the lexer/parser (`from_name`), the
 //! printers (`name`), the interchange formats (`index`/`from_index`, frozen upstream
-//! order) and the verifier (`arity`). Adding an op means adding one row here.
+//! order) and the verifier (`arity`, `is_bindless`). Adding an op means adding one row here.
 
 /// How many operands an op takes (for resource ops: including the resource itself).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -46,6 +46,22 @@ const fn n(k: u8) -> Arity {
     Arity::Exact(k)
 }
 
+/// Whether an op spelling names a bindless-array op (`bindless_…`).
+const fn bindless_spelling(s: &str) -> bool {
+    let (s, p) = (s.as_bytes(), b"bindless_".as_slice());
+    if s.len() < p.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < p.len() {
+        if s[i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Declares an op enum from a table of `Variant = "spelling", arity;` rows.
 macro_rules! op_table {
     ($(#[$m:meta])* pub enum $name:ident { $($variant:ident = $text:literal, $arity:expr;)* }) => {
@@ -67,6 +83,11 @@ macro_rules! op_table {
             /// Operand count accepted by the verifier.
             pub const fn arity(self) -> Arity {
                 match self { $($name::$variant => $arity),* }
+            }
+            /// Whether the op goes through a bindless array (its spelling starts with
+            /// `bindless_`; such resource ops may carry `[typed]`/`[uniform]`).
+            pub const fn is_bindless(self) -> bool {
+                match self { $($name::$variant => bindless_spelling($text)),* }
             }
             /// Upstream numeric value (position in the enum).
             pub fn index(self) -> usize {
@@ -434,22 +455,85 @@ op_table! {
     }
 }
 
-impl ResourceQueryOp {
-    /// Whether the op reads a bindless array (and may carry `[typed]`/`[uniform]`).
-    pub fn is_bindless(self) -> bool {
-        self.name().starts_with("bindless_")
-    }
-}
-impl ResourceReadOp {
-    /// Whether the op reads a bindless array (and may carry `[typed]`/`[uniform]`).
-    pub fn is_bindless(self) -> bool {
-        self.name().starts_with("bindless_")
-    }
-}
-impl ResourceWriteOp {
-    /// Whether the op writes through a bindless array (and may carry `[typed]`/`[uniform]`).
-    pub fn is_bindless(self) -> bool {
-        self.name().starts_with("bindless_")
+impl ArithmeticOp {
+    /// Whether operand `k` must have exactly the instruction's result type. This is the
+    /// one statement of that typing fact: the verifier checks it (`verify/arith.rs`, with
+    /// the op's remaining conditions) and the parser uses it to infer the type of an
+    /// undefined operand (`text/infer.rs`).
+    pub const fn operand_has_result_type(self, k: usize) -> bool {
+        use ArithmeticOp as A;
+        match self {
+            // Every operand.
+            A::BinaryAdd
+            | A::BinarySub
+            | A::BinaryMul
+            | A::BinaryDiv
+            | A::BinaryMod
+            | A::BinaryBitAnd
+            | A::BinaryBitOr
+            | A::BinaryBitXor
+            | A::Min
+            | A::Max
+            | A::Clamp
+            | A::Atan2
+            | A::Pow
+            | A::Copysign
+            | A::Fma
+            | A::Cross
+            | A::Faceforward
+            | A::Reflect => true,
+            // The first operand.
+            A::UnaryMinus
+            | A::UnaryBitNot
+            | A::Abs
+            | A::Saturate
+            | A::BinaryShiftLeft
+            | A::BinaryShiftRight
+            | A::BinaryRotateLeft
+            | A::BinaryRotateRight
+            | A::Clz
+            | A::Ctz
+            | A::Popcount
+            | A::Reverse
+            | A::Acos
+            | A::Acosh
+            | A::Asin
+            | A::Asinh
+            | A::Atan
+            | A::Atanh
+            | A::Cos
+            | A::Cosh
+            | A::Sin
+            | A::Sinh
+            | A::Tan
+            | A::Tanh
+            | A::Exp
+            | A::Exp2
+            | A::Exp10
+            | A::Log
+            | A::Log2
+            | A::Log10
+            | A::Sqrt
+            | A::Rsqrt
+            | A::Ceil
+            | A::Floor
+            | A::Fract
+            | A::Trunc
+            | A::Round
+            | A::Rint
+            | A::PowInt
+            | A::Normalize
+            | A::MatrixCompNeg
+            | A::MatrixTranspose
+            | A::MatrixInverse
+            | A::Insert => k == 0,
+            // The two values of `select (false, true, cond)` and `lerp (a, b, t)`.
+            A::Select | A::Lerp => k < 2,
+            // `x` of `step (edge, x)` and `smoothstep (edge0, edge1, x)`.
+            A::Step => k == 1,
+            A::Smoothstep => k == 2,
+            _ => false,
+        }
     }
 }
 

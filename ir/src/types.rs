@@ -240,6 +240,16 @@ pub struct TypeStore {
     lookup: FxHashMap<TypeData, Type>,
 }
 
+/// Upstream's vector layout from the element size: `(size, alignment)`. A 3-vector is as
+/// large as a 4-vector (size = 4 × element for 3 and 4, 2 × element for 2) and the
+/// alignment is the size capped at 16 bytes (so `vector<f64, 4>` is 32 bytes aligned
+/// to 16). The one rule every layout computation (type store, verifier, interchange)
+/// uses.
+pub const fn vector_layout(elem_size: u64, len: u8) -> (u64, u64) {
+    let size = elem_size * if len == 2 { 2 } else { 4 };
+    (size, if size < 16 { size } else { 16 })
+}
+
 impl TypeStore {
     /// An empty store.
     pub fn new() -> Self {
@@ -344,10 +354,7 @@ impl TypeStore {
     pub fn align_of(&self, t: Type) -> u64 {
         match self.get(t) {
             TypeData::Scalar(k) => k.size(),
-            TypeData::Vector { elem, len } => {
-                let e = self.size_of(*elem);
-                if *len == 2 { e * 2 } else { e * 4 }
-            }
+            TypeData::Vector { elem, len } => vector_layout(self.size_of(*elem), *len).1,
             TypeData::Matrix { elem, n } => {
                 let e = self.size_of(*elem);
                 if *n == 2 { e * 2 } else { e * 4 }
@@ -363,7 +370,7 @@ impl TypeStore {
     pub fn size_of(&self, t: Type) -> u64 {
         match self.get(t) {
             TypeData::Scalar(k) => k.size(),
-            TypeData::Vector { .. } => self.align_of(t),
+            TypeData::Vector { elem, len } => vector_layout(self.size_of(*elem), *len).0,
             TypeData::Matrix { elem, n } => {
                 let column = self.size_of(*elem) * if *n == 2 { 2 } else { 4 };
                 column * *n as u64
@@ -439,5 +446,26 @@ mod tests {
         });
         assert_eq!(ts.size_of(s2), 8);
         assert_eq!(ts.struct_offsets(s2), vec![0, 4]);
+    }
+
+    /// Upstream's vector rule: 3-vectors are as large as 4-vectors, alignment is the size
+    /// capped at 16 — so 64-bit 3/4-vectors are 32 bytes aligned to 16.
+    #[test]
+    fn vector_alignment_caps_at_16() {
+        let mut ts = TypeStore::new();
+        let d = ts.scalar(ScalarKind::F64);
+        let h = ts.scalar(ScalarKind::F16);
+        for (t, len, size, align) in [(d, 2, 16, 16), (d, 3, 32, 16), (d, 4, 32, 16), (h, 3, 8, 8)]
+        {
+            let v = ts.vector(t, len);
+            assert_eq!((ts.size_of(v), ts.align_of(v)), (size, align), "{len}");
+        }
+        let f = ts.f32();
+        let d4 = ts.vector(d, 4);
+        let members = vec![f, d4];
+        assert_eq!(ts.natural_struct_align(&members), 16);
+        let s = ts.intern(TypeData::Struct { align: 16, members });
+        assert_eq!(ts.struct_offsets(s), vec![0, 16]);
+        assert_eq!(ts.size_of(s), 48);
     }
 }

@@ -371,7 +371,7 @@ fn undefined_value_type_not_inferable() {
     );
     assert_eq!(
         h.as_deref(),
-        Some("declare it in the prelude: 'undef %7: T;'")
+        Some("declare it in the prelude: 'undef %7.undefined: T;'")
     );
 }
 

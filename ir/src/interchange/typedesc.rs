@@ -78,19 +78,6 @@ fn class_of(ts: &TypeStore, t: Type) -> Class {
     }
 }
 
-/// Upstream AST alignment (vectors cap at 16 bytes, unlike [`TypeStore::align_of`] for
-/// 64-bit elements).
-pub fn ast_align(ts: &TypeStore, t: Type) -> u64 {
-    match ts.get(t) {
-        TypeData::Vector { elem, len } => {
-            let e = ts.size_of(*elem);
-            (e * if *len == 3 { 4 } else { u64::from(*len) }).min(16)
-        }
-        TypeData::Array { elem, .. } | TypeData::CoopVector { elem, .. } => ast_align(ts, *elem),
-        _ => ts.align_of(t),
-    }
-}
-
 fn valid_custom_name(name: &str) -> bool {
     let b = name.as_bytes();
     match b.split_first() {
@@ -195,7 +182,7 @@ fn describe_one(
                     {
                         return Err("struct members must be plain data".to_string());
                     }
-                    if ast_align(ts, *m) > u64::from(*align) {
+                    if ts.align_of(*m) > u64::from(*align) {
                         return Err("struct member alignment exceeds the struct's".to_string());
                     }
                     s.push(',');
@@ -451,7 +438,7 @@ impl Parser<'_, '_> {
                 let mut members = Vec::new();
                 while self.punct(b',').is_some() {
                     let m = self.data_elem(depth).filter(|m| !self.is_coopvec(*m))?;
-                    if ast_align(self.ts, m) > a {
+                    if self.ts.align_of(m) > a {
                         return None;
                     }
                     members.push(m);

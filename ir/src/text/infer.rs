@@ -9,7 +9,6 @@
 
 use crate::inst::{InstData, InstKind};
 use crate::module::Module;
-use crate::op::ArithmeticOp;
 use crate::types::{Type, TypeData};
 use crate::value::{FuncId, Value};
 
@@ -23,7 +22,6 @@ pub fn infer_operand_type(
     inst: &InstData,
     index: usize,
 ) -> Option<Type> {
-    use ArithmeticOp as A;
     let func = module.func(f);
     let types = &module.types;
     let other = |k: usize| inst.operands.get(k).and_then(|v| module.value_type(f, *v));
@@ -44,52 +42,8 @@ pub fn infer_operand_type(
             let a = *cf.arg_order.get(index - 1)?;
             Some(cf.args[a].ty)
         }
-        InstKind::Arithmetic(op) => match op {
-            A::UnaryMinus
-            | A::UnaryBitNot
-            | A::BinaryAdd
-            | A::BinarySub
-            | A::BinaryMul
-            | A::BinaryDiv
-            | A::BinaryMod
-            | A::BinaryBitAnd
-            | A::BinaryBitOr
-            | A::BinaryBitXor
-            | A::Abs
-            | A::Min
-            | A::Max
-            | A::Saturate
-            | A::Clamp
-            | A::Fma
-            | A::Copysign
-            | A::Sqrt
-            | A::Rsqrt
-            | A::Floor
-            | A::Ceil
-            | A::Fract
-            | A::Trunc
-            | A::Round
-            | A::Rint
-            | A::Sin
-            | A::Cos
-            | A::Tan
-            | A::Exp
-            | A::Exp2
-            | A::Log
-            | A::Log2
-            | A::Normalize => inst.ty,
-            A::BinaryShiftLeft
-            | A::BinaryShiftRight
-            | A::BinaryRotateLeft
-            | A::BinaryRotateRight
-                if index == 0 =>
-            {
-                inst.ty
-            }
-            A::Select if index < 2 => inst.ty,
-            A::Insert if index == 0 => inst.ty,
-            _ => None,
-        },
+        // The verifier's own table of which operands carry the result type.
+        InstKind::Arithmetic(op) if op.operand_has_result_type(index) => inst.ty,
         _ => None,
     }
 }

@@ -339,10 +339,21 @@ pub struct Fatal(pub Box<Diagnostic>);
 const MAX_BRACKET_DEPTH: usize = crate::MAX_NESTING_DEPTH + 8;
 
 /// Tokens skipped without parser progress before recovery is abandoned (only while many
-/// blocks are open, where lalrpop's recovery search is quadratic in their number).
+/// blocks or brackets are open, where lalrpop's recovery search costs the depth of its
+/// state stack for every skipped token).
 const RECOVERY_BUDGET: u32 = 4096;
-/// Open blocks above which [`RECOVERY_BUDGET`] applies.
+/// Open blocks or brackets above which the recovery budget applies.
 const RECOVERY_DEPTH: usize = 64;
+/// Stack states lalrpop may examine while skipping tokens in recovery: the budget shrinks
+/// as the nesting grows, so depth × skipped tokens stays bounded (a 10,000-deep literal
+/// followed by garbage once took 1.6 s on 10 KB of input; a megabyte would take minutes).
+const RECOVERY_WORK: usize = 1 << 20;
+
+/// Tokens that may be skipped without progress at nesting depth `deep`.
+fn recovery_budget(deep: usize) -> u32 {
+    let by_work = (RECOVERY_WORK / deep.max(1)).min(RECOVERY_BUDGET as usize) as u32;
+    by_work.max(64)
+}
 
 /// The tokens of one top-level item, with lexical errors reported as diagnostics.
 pub struct TokenStream<'s, 'p> {
@@ -506,11 +517,12 @@ impl<'s> Iterator for TokenStream<'s, '_> {
             Tok::Semi if self.depth == 0 => self.done = true,
             _ => {}
         }
-        if self.progress.open_blocks.get() > RECOVERY_DEPTH {
+        let deep = self.progress.open_blocks.get().max(self.depth);
+        if deep > RECOVERY_DEPTH {
             let t = self.progress.ticks.get();
             if t == self.last_ticks {
                 self.idle += 1;
-                if self.idle > RECOVERY_BUDGET {
+                if self.idle > recovery_budget(deep) {
                     let d = Diagnostic::error(
                         "too deeply nested to recover from the previous error",
                         Some(Span::new(span.start, span.end)),

@@ -11,7 +11,7 @@ mod items;
 pub mod lexer;
 mod literal;
 mod meta;
-mod numbering;
+pub(crate) mod numbering;
 mod parse;
 pub mod print;
 mod print_inst;

@@ -166,23 +166,22 @@ impl Namer {
         &mut self.locals[s as usize]
     }
 
+    /// The uid of `k`, if it has one.
+    fn lookup(&self, k: Key) -> Option<u32> {
+        match k {
+            Key::Const(c) => self.consts.get(c.index()),
+            Key::Undef(u) => self.undefs.get(u.index()),
+            Key::Special(r) => Some(self.specials[r as usize]).filter(|u| *u != NONE),
+            Key::Func(f) => self.funcs.get(f.index()),
+            Key::Arg(f, a) => self.locals(f)?.args.get(a.index()),
+            Key::Block(f, b) => self.locals(f)?.blocks.get(b.index()),
+            Key::Inst(f, i) => self.locals(f)?.insts.get(i.index()),
+        }
+    }
+
     /// Whether `k` has been numbered (upstream) or printed (stable) already.
     pub(crate) fn is_seen(&self, k: Key) -> bool {
-        match k {
-            Key::Const(c) => self.consts.get(c.index()).is_some(),
-            Key::Undef(u) => self.undefs.get(u.index()).is_some(),
-            Key::Special(r) => self.specials[r as usize] != NONE,
-            Key::Func(f) => self.funcs.get(f.index()).is_some(),
-            Key::Arg(f, a) => self
-                .locals(f)
-                .is_some_and(|l| l.args.get(a.index()).is_some()),
-            Key::Block(f, b) => self
-                .locals(f)
-                .is_some_and(|l| l.blocks.get(b.index()).is_some()),
-            Key::Inst(f, i) => self
-                .locals(f)
-                .is_some_and(|l| l.insts.get(i.index()).is_some()),
-        }
+        self.lookup(k).is_some()
     }
 
     /// Numbers `k` if needed; returns its uid and whether it was new.
@@ -215,6 +214,19 @@ impl Namer {
     /// the first time `k` was seen.
     pub(crate) fn write(&mut self, out: &mut String, k: Key) -> bool {
         let (uid, fresh) = self.uid(k);
+        self.spell(out, k, uid);
+        fresh
+    }
+
+    /// The identifier of `k` if it has been numbered (nothing is numbered here).
+    pub(crate) fn spelled(&self, k: Key) -> Option<String> {
+        let uid = self.lookup(k)?;
+        let mut out = String::new();
+        self.spell(&mut out, k, uid);
+        Some(out)
+    }
+
+    fn spell(&self, out: &mut String, k: Key, uid: u32) {
         out.push('%');
         match (self.style, k) {
             (IdStyle::Upstream, Key::Undef(_)) => {
@@ -239,7 +251,6 @@ impl Namer {
                 };
             }
         }
-        fresh
     }
 
     /// Upstream's pre-pass (reference §1.3 step 2). A no-op for stable ids, whose

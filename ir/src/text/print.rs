@@ -56,6 +56,14 @@ pub fn print_module(m: &Module, opts: &PrintOptions) -> String {
     out
 }
 
+/// The ids printing `m` under `opts` shows (for diagnostics that name entities the way
+/// the printed text does); prints into a scratch buffer.
+pub(crate) fn printed_ids(m: &Module, opts: &PrintOptions) -> Namer {
+    let mut p = Printer::new(m, opts);
+    p.module();
+    p.namer
+}
+
 /// One step of the block/instruction machine.
 pub(crate) enum Work {
     /// Literal text.

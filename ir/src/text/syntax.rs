@@ -181,11 +181,11 @@ impl<'s> Ctx<'s> {
         }
     }
 
-    fn line_of(&self, pos: usize) -> usize {
-        self.src.as_bytes()[..pos.min(self.src.len())]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count()
+    /// Whether a line break lies between byte offsets `a <= b` (cost O(b - a), so
+    /// reporting many errors never rescans the file from its start).
+    fn newline_between(&self, a: usize, b: usize) -> bool {
+        let end = b.min(self.src.len());
+        self.src.as_bytes()[a.min(end)..end].contains(&b'\n')
     }
 
     fn after_what(&self) -> &'static str {
@@ -212,7 +212,7 @@ impl<'s> Ctx<'s> {
                 let found = tok.describe(&self.src[*l..*r]);
                 let semi = expected.iter().any(|e| e == "\";\"");
                 let prev = self.prev_token_end(*l);
-                if semi && (self.line_of(prev) < self.line_of(*l) || expected.len() == 1) {
+                if semi && (self.newline_between(prev, *l) || expected.len() == 1) {
                     let msg = format!("expected ';'{}", self.after_what());
                     return Some(
                         Diagnostic::error(msg, Some(Span::new(prev, prev)))
@@ -271,6 +271,16 @@ impl<'s> Ctx<'s> {
             }
             return;
         }
+        // Every diagnostic of an unrecognized token starts at or before the token, so a
+        // token inside the window is suppressed whatever its diagnostic; deciding that
+        // first keeps a run of thousands of recoveries on one line linear.
+        if let ParseError::UnrecognizedToken {
+            token: (l, _, _), ..
+        } = e
+            && *l < self.suppress_until
+        {
+            return;
+        }
         let Some(d) = self.syntax_diag(e) else { return };
         let at = d.span.map_or(0, |s| s.start as usize);
         if at < self.suppress_until {
@@ -292,8 +302,18 @@ impl<'s> Ctx<'s> {
         };
         self.poison(Span::new(l.min(err_at), r.max(err_at)));
         let resume = self.next_code(r);
-        let line_start = self.src[..resume].rfind('\n').map_or(0, |i| i + 1);
-        let fresh = self.src[line_start..resume].trim().is_empty();
+        self.stmt = Stmt::None;
+        if resume < self.suppress_until {
+            // Still inside the window of an earlier recovery, which ends at the end of
+            // this same line: nothing to recompute (rescanning the line on every
+            // recovery would make one long bad line quadratic).
+            return;
+        }
+        let fresh = self.src[..resume]
+            .chars()
+            .rev()
+            .find(|c| !c.is_whitespace() || *c == '\n')
+            .is_none_or(|c| c == '\n');
         self.suppress_until = if fresh {
             resume
         } else {
@@ -301,7 +321,6 @@ impl<'s> Ctx<'s> {
                 .find('\n')
                 .map_or(self.src.len(), |i| resume + i)
         };
-        self.stmt = Stmt::None;
     }
 
     /// The first non-blank, non-comment byte at or after `pos`.

@@ -83,8 +83,7 @@ impl<'s> Ctx<'s> {
         let (size, align) = match &data {
             TypeData::Scalar(k) => (k.size(), k.size()),
             TypeData::Vector { elem, len } => {
-                let a = self.layout(*elem).0 * if *len == 2 { 2 } else { 4 };
-                (a, a)
+                crate::types::vector_layout(self.layout(*elem).0, *len)
             }
             TypeData::Matrix { elem, n } => {
                 let col = self.layout(*elem).0 * if *n == 2 { 2 } else { 4 };

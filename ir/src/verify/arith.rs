@@ -49,16 +49,21 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
     }
     let t = data_types(fx, d)?;
     let n = t.len();
-    let all_are = |ty: Type| t.iter().all(|x| *x == ty);
+    // The operands the op table says carry the result type do (the rest of each rule
+    // below is op specific).
+    let same = t
+        .iter()
+        .enumerate()
+        .all(|(k, x)| !op.operand_has_result_type(k) || *x == r);
     let soe = |c: Type, ty: Type| c == ty || (tys.is_vector(ty) && tys.element(ty) == Some(c));
     let numeric = |x: Type| tys.numeric_sv(x);
     let (ok, rule): (bool, &str) = match op {
         A::UnaryMinus | A::Abs => (
-            t[0] == r && numeric(r),
+            same && numeric(r),
             "expects an operand of the result type, a numeric scalar or vector",
         ),
         A::UnaryBitNot => (
-            t[0] == r && tys.bitwise_sv(r),
+            same && tys.bitwise_sv(r),
             "expects an operand of the result type, an integer or bool scalar or vector",
         ),
         A::BinaryAdd
@@ -69,15 +74,15 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
         | A::Clamp
         | A::Min
         | A::Max => (
-            all_are(r) && numeric(r),
+            same && numeric(r),
             "expects operands of the result type, a numeric scalar or vector",
         ),
         A::BinaryBitAnd | A::BinaryBitOr | A::BinaryBitXor => (
-            all_are(r) && tys.bitwise_sv(r),
+            same && tys.bitwise_sv(r),
             "expects operands of the result type, an integer or bool scalar or vector",
         ),
         A::BinaryShiftLeft | A::BinaryShiftRight | A::BinaryRotateLeft | A::BinaryRotateRight => (
-            t[0] == r && tys.integer_sv(r) && tys.integer_sv(t[1]) && tys.same_shape(r, t[1]),
+            same && tys.integer_sv(r) && tys.integer_sv(t[1]) && tys.same_shape(r, t[1]),
             "expects a left operand of the (integer) result type and an integer right operand of the same shape",
         ),
         A::BinaryLess | A::BinaryGreater | A::BinaryLessEqual | A::BinaryGreaterEqual => (
@@ -97,28 +102,28 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
             let cond_ok = tys.is_bool(c)
                 || (tys.is_vector(r) && tys.is_vec_of(c, ScalarKind::Bool, tys.dim(r)));
             (
-                t[0] == r && t[1] == r && cond_ok,
+                same && cond_ok,
                 "expects (false value, true value, condition) with both values of the result type and a bool condition (or a bool vector of the result's dimension)",
             )
         }
         A::Saturate => (
-            t[0] == r && tys.float_sv(r),
+            same && tys.float_sv(r),
             "expects an operand of the result type, a float scalar or vector",
         ),
         A::Lerp => (
-            t[0] == r && t[1] == r && tys.float_sv(r) && soe(t[2], r),
+            same && tys.float_sv(r) && soe(t[2], r),
             "expects (a, b, t) with a and b of the (float) result type and t of that type or its element",
         ),
         A::Smoothstep => (
-            t[2] == r && tys.float_sv(r) && soe(t[0], r) && soe(t[1], r),
+            same && tys.float_sv(r) && soe(t[0], r) && soe(t[1], r),
             "expects (edge0, edge1, x) with x of the (float) result type and edges of that type or its element",
         ),
         A::Step => (
-            t[1] == r && tys.float_sv(r) && soe(t[0], r),
+            same && tys.float_sv(r) && soe(t[0], r),
             "expects (edge, x) with x of the (float) result type and edge of that type or its element",
         ),
         A::Clz | A::Ctz | A::Popcount | A::Reverse => (
-            t[0] == r && tys.u32_sv(r),
+            same && tys.u32_sv(r),
             "expects an operand of the result type, `u32` or a `u32` vector",
         ),
         A::Isinf | A::Isnan => (
@@ -151,22 +156,21 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
         | A::Trunc
         | A::Round
         | A::Rint => (
-            t[0] == r && tys.float_sv(r),
+            same && tys.float_sv(r),
             "expects an operand of the result type, a float scalar or vector",
         ),
         A::Atan2 | A::Pow | A::Copysign | A::Fma => (
-            all_are(r) && tys.float_sv(r),
+            same && tys.float_sv(r),
             "expects operands of the result type, a float scalar or vector",
         ),
         A::PowInt => (
-            t[0] == r
-                && tys.float_sv(r)
+            same && tys.float_sv(r)
                 && tys.integer_sv(t[1])
                 && (tys.same_shape(r, t[1]) || tys.is_scalar(t[1])),
             "expects a float base of the result type and an integer exponent of the same shape (or scalar)",
         ),
         A::Cross => (
-            all_are(r) && tys.float_vec(r) && tys.dim(r) == Some(3),
+            same && tys.float_vec(r) && tys.dim(r) == Some(3),
             "expects operands of the result type, a 3-element float vector",
         ),
         A::Dot => (
@@ -178,11 +182,11 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
             "expects a float vector and a result of its element type",
         ),
         A::Normalize => (
-            t[0] == r && tys.float_vec(r),
+            same && tys.float_vec(r),
             "expects an operand of the result type, a float vector",
         ),
         A::Faceforward | A::Reflect => (
-            all_are(r) && tys.float_vec(r),
+            same && tys.float_vec(r),
             "expects operands of the result type, a float vector",
         ),
         A::ReduceSum | A::ReduceProduct | A::ReduceMin | A::ReduceMax => (
@@ -201,7 +205,7 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
             )
         }
         A::MatrixCompNeg | A::MatrixTranspose | A::MatrixInverse => (
-            tys.is_matrix(r) && t[0] == r,
+            tys.is_matrix(r) && same,
             "expects a matrix operand of the result type",
         ),
         A::MatrixCompAdd | A::MatrixCompSub | A::MatrixCompMul | A::MatrixCompDiv => {
@@ -260,7 +264,7 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
             (true, "")
         }
         A::Insert => {
-            if t[0] != r {
+            if !same {
                 return Err(format!(
                     "the aggregate operand must have the result type {}, found {}",
                     fx.tname(Some(r)),

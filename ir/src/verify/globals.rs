@@ -1,17 +1,20 @@
 //! Module-level checks: well-formed types, constants, undefined values, special
 //! registers and the function list.
 
+use super::names::Names;
 use super::tyutil::Tys;
 use crate::diag::Diagnostic;
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::SecondaryMap;
 use crate::module::Module;
 use crate::source_map::SourceMap;
+use crate::text::numbering::Key;
 use crate::types::{ScalarKind, Type, TypeData};
 
 pub(super) fn check_module(
     m: &Module,
     tys: &Tys<'_>,
     sm: Option<&SourceMap>,
+    names: &Names<'_>,
     out: &mut Vec<Diagnostic>,
 ) {
     for (t, d) in m.types.iter() {
@@ -44,7 +47,7 @@ pub(super) fn check_module(
         };
         if let Some(msg) = msg {
             out.push(Diagnostic::error(
-                format!("const{}: constant {msg}", c.index()),
+                format!("constant {}: constant {msg}", name_of(names, Key::Const(c))),
                 span,
             ));
         }
@@ -57,16 +60,16 @@ pub(super) fn check_module(
         if !tys.valid(d.ty) {
             out.push(Diagnostic::error(
                 format!(
-                    "undef{}: undefined value has an invalid type handle",
-                    u.index()
+                    "undefined value {}: undefined value has an invalid type handle",
+                    name_of(names, Key::Undef(u))
                 ),
                 span,
             ));
         } else if tys.is_resource(d.ty) {
             out.push(Diagnostic::error(
                 format!(
-                    "undef{}: undefined value of resource type `{}` is not allowed",
-                    u.index(),
+                    "undefined value {}: undefined value of resource type `{}` is not allowed",
+                    name_of(names, Key::Undef(u)),
                     tys.name(Some(d.ty))
                 ),
                 span,
@@ -90,17 +93,14 @@ pub(super) fn check_module(
     for &f in &m.func_order {
         if !m.functions.is_valid(f) {
             out.push(Diagnostic::error(
-                format!(
-                    "func{}: the module's function list names a function that does not exist",
-                    f.index()
-                ),
+                "the module's function list names a function that does not exist".to_string(),
                 None,
             ));
         } else if listed[f] {
             out.push(Diagnostic::error(
                 format!(
-                    "func{}: function is listed more than once in the module",
-                    f.index()
+                    "function {}: function is listed more than once in the module",
+                    name_of(names, Key::Func(f))
                 ),
                 sm.and_then(|s| s.func(f)),
             ));
@@ -108,6 +108,11 @@ pub(super) fn check_module(
             listed[f] = true;
         }
     }
+}
+
+/// The text's name of a module-level entity (`?` when the text would not show it).
+fn name_of(names: &Names<'_>, k: Key) -> String {
+    names.get(k).unwrap_or_else(|| "?".into())
 }
 
 fn is_coop(tys: &Tys<'_>, t: Type) -> bool {
@@ -127,7 +132,7 @@ fn type_wellformed(tys: &Tys<'_>, t: Type, d: &TypeData) -> Result<(), String> {
         if tys.valid(e) {
             Ok(())
         } else {
-            Err(format!("element handle {} is out of range", e.index()))
+            Err("an element type handle is out of range".to_string())
         }
     };
     match d {

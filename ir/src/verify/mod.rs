@@ -4,8 +4,9 @@
 //!
 //! Entry points are [`verify_module`] and [`verify_function`]. Every problem becomes one
 //! [`Diagnostic`] (nothing stops at the first error) whose span comes from the optional
-//! [`SourceMap`] and whose message names the function, block and instruction as
-//! `func<F>/block<B>/inst<I> (<keyword>): …` (arena indices of the data model).
+//! [`SourceMap`] and whose message names the function, block and instruction the way the
+//! text does (see [`names`]): `function %k, block %entry, %x (arithmetic binary_add): …`.
+//! [`verify_module_with_source`] names things by the labels of the parsed source text.
 //!
 //! The checks are split by concern:
 //! * [`globals`]: types, constants, undefined values, special registers, function list;
@@ -20,6 +21,7 @@
 
 mod arith;
 mod globals;
+mod names;
 mod optional;
 pub mod options;
 mod resource;
@@ -28,29 +30,52 @@ mod structure;
 mod types;
 mod tyutil;
 
+use names::Names;
 pub use options::VerifyOptions;
 
 use crate::diag::{Diagnostic, Span};
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::SecondaryMap;
 use crate::function::{ArgKind, Function};
 use crate::inst::{InstData, InstId, InstKind};
 use crate::module::Module;
 use crate::source_map::SourceMap;
+use crate::text::numbering::Key;
 use crate::types::{Type, TypeData};
 use crate::value::{ArgId, BlockId, FuncId, Value};
 use tyutil::Tys;
 
-/// Verifies every function of `m` (and the module-level values) under `opts`.
+/// Verifies every function of `m` (and the module-level values) under `opts`. Messages
+/// name entities by the ids the default printer shows.
 pub fn verify_module(m: &Module, opts: &VerifyOptions, sm: Option<&SourceMap>) -> Vec<Diagnostic> {
+    verify_named(m, opts, sm, &Names::new(m, sm, None))
+}
+
+/// [`verify_module`] for a module parsed from `source` (with its source map): messages
+/// name entities by the labels written in the text (`%entry`, `%x`).
+pub fn verify_module_with_source(
+    m: &Module,
+    opts: &VerifyOptions,
+    sm: &SourceMap,
+    source: &str,
+) -> Vec<Diagnostic> {
+    verify_named(m, opts, Some(sm), &Names::new(m, Some(sm), Some(source)))
+}
+
+fn verify_named(
+    m: &Module,
+    opts: &VerifyOptions,
+    sm: Option<&SourceMap>,
+    names: &Names<'_>,
+) -> Vec<Diagnostic> {
     let tys = Tys::new(&m.types);
     let listed = listed_functions(m);
     let mut out = Vec::new();
-    globals::check_module(m, &tys, sm, &mut out);
+    globals::check_module(m, &tys, sm, names, &mut out);
     let mut done: SecondaryMap<FuncId, bool> = SecondaryMap::with_default(false);
     for &f in &m.func_order {
         if m.functions.is_valid(f) && !done[f] {
             done[f] = true;
-            check_function(m, &tys, &listed, opts, sm, f, &mut out);
+            check_function(m, &tys, &listed, opts, sm, names, f, &mut out);
         }
     }
     out
@@ -67,12 +92,13 @@ pub fn verify_function(
     let mut out = Vec::new();
     if !m.functions.is_valid(f) {
         out.push(Diagnostic::error(
-            format!("func{}: function is not part of the module", f.index()),
+            "the function to verify is not part of the module",
             None,
         ));
         return out;
     }
-    check_function(m, &tys, &listed_functions(m), opts, sm, f, &mut out);
+    let names = Names::new(m, sm, None);
+    check_function(m, &tys, &listed_functions(m), opts, sm, &names, f, &mut out);
     out
 }
 
@@ -86,16 +112,18 @@ fn listed_functions(m: &Module) -> SecondaryMap<FuncId, bool> {
     listed
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_function(
     m: &Module,
     tys: &Tys<'_>,
     listed: &SecondaryMap<FuncId, bool>,
     opts: &VerifyOptions,
     sm: Option<&SourceMap>,
+    names: &Names<'_>,
     fid: FuncId,
     out: &mut Vec<Diagnostic>,
 ) {
-    let mut fx = Fx::new(m, tys, listed, opts, sm, fid, out);
+    let mut fx = Fx::new(m, tys, listed, opts, sm, names, fid, out);
     if !structure::check_header(&mut fx) {
         return;
     }
@@ -130,6 +158,8 @@ pub(crate) struct Fx<'a, 'o> {
     pub funcs_listed: &'a SecondaryMap<FuncId, bool>,
     pub opts: &'a VerifyOptions,
     pub sm: Option<&'a SourceMap>,
+    /// How messages name entities.
+    pub names: &'a Names<'a>,
     pub fid: FuncId,
     pub f: &'a Function,
     out: &'o mut Vec<Diagnostic>,
@@ -146,12 +176,14 @@ pub(crate) struct Fx<'a, 'o> {
 }
 
 impl<'a, 'o> Fx<'a, 'o> {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         m: &'a Module,
         tys: &'a Tys<'a>,
         funcs_listed: &'a SecondaryMap<FuncId, bool>,
         opts: &'a VerifyOptions,
         sm: Option<&'a SourceMap>,
+        names: &'a Names<'a>,
         fid: FuncId,
         out: &'o mut Vec<Diagnostic>,
     ) -> Self {
@@ -168,6 +200,7 @@ impl<'a, 'o> Fx<'a, 'o> {
             funcs_listed,
             opts,
             sm,
+            names,
             fid,
             f,
             out,
@@ -182,9 +215,42 @@ impl<'a, 'o> Fx<'a, 'o> {
 
     // ---- naming and reporting ----
 
-    /// `func<F>`.
+    /// `function %k`.
     pub fn fn_label(&self) -> String {
-        format!("func{}", self.fid.index())
+        match self.names.get(Key::Func(self.fid)) {
+            Some(n) => format!("function {n}"),
+            None => "function".into(),
+        }
+    }
+
+    /// The text's name of an instruction of this function (`%x`), or a description.
+    pub fn iname(&self, i: InstId) -> String {
+        self.names
+            .get(Key::Inst(self.fid, i))
+            .unwrap_or_else(|| "an unplaced instruction".into())
+    }
+
+    /// The text's name of a block of this function (`%entry`), or a description.
+    pub fn bname(&self, b: BlockId) -> String {
+        self.names
+            .get(Key::Block(self.fid, b))
+            .unwrap_or_else(|| "an unlisted block".into())
+    }
+
+    /// The text's name of any operand value as seen from this function.
+    pub fn vname(&self, v: Value) -> String {
+        match v {
+            Value::Inst(i) => self.iname(i),
+            Value::Block(b) => self.bname(b),
+            Value::Special(r) => self
+                .names
+                .get(Key::Special(r))
+                .unwrap_or_else(|| format!("the `{}` register", r.name())),
+            _ => self
+                .names
+                .get(Key::of(self.fid, v))
+                .unwrap_or_else(|| "an unlisted value".into()),
+        }
     }
 
     /// A short description of an instruction: its keyword and op.
@@ -226,14 +292,18 @@ impl<'a, 'o> Fx<'a, 'o> {
             .sm
             .and_then(|s| s.arg(self.fid, a))
             .or_else(|| self.span_fn());
-        let d = Diagnostic::error(format!("{}/arg{}: {msg}", self.fn_label(), a.index()), span);
+        let name = self
+            .names
+            .get(Key::Arg(self.fid, a))
+            .unwrap_or_else(|| "an unlisted argument".into());
+        let d = Diagnostic::error(format!("{}, argument {name}: {msg}", self.fn_label()), span);
         self.out.push(d);
     }
 
     /// Reports a problem with a block.
     pub fn err_block(&mut self, b: BlockId, msg: impl std::fmt::Display) {
         let d = Diagnostic::error(
-            format!("{}/block{}: {msg}", self.fn_label(), b.index()),
+            format!("{}, block {}: {msg}", self.fn_label(), self.bname(b)),
             self.span_block(b),
         );
         self.out.push(d);
@@ -243,10 +313,10 @@ impl<'a, 'o> Fx<'a, 'o> {
     pub fn err_inst(&mut self, b: BlockId, i: InstId, msg: impl std::fmt::Display) {
         let d = Diagnostic::error(
             format!(
-                "{}/block{}/inst{} ({}): {msg}",
+                "{}, block {}, {} ({}): {msg}",
                 self.fn_label(),
-                b.index(),
-                i.index(),
+                self.bname(b),
+                self.iname(i),
                 self.inst_desc(i)
             ),
             self.span_inst(b, i),

@@ -5,7 +5,7 @@
 
 use super::Fx;
 use super::ssa::Graph;
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::SecondaryMap;
 use crate::inst::{InstId, InstKind};
 use crate::value::{BlockId, Value};
 
@@ -75,15 +75,16 @@ pub(super) fn check_graph(fx: &mut Fx<'_, '_>, g: &Graph) {
                     continue;
                 }
                 match owner[m] {
-                    Some(o) if o != i => fx.err_inst(
-                        b,
-                        i,
-                        format!(
-                            "merge block block{} is also the merge block of inst{} (require-unique-merge-blocks)",
-                            m.index(),
-                            o.index()
-                        ),
-                    ),
+                    Some(o) if o != i => {
+                        let (mn, on) = (fx.bname(m), fx.iname(o));
+                        fx.err_inst(
+                            b,
+                            i,
+                            format!(
+                                "merge block {mn} is also the merge block of {on} (require-unique-merge-blocks)"
+                            ),
+                        )
+                    }
                     _ => owner[m] = Some(i),
                 }
             }
@@ -119,6 +120,7 @@ fn check_break_continue(fx: &mut Fx<'_, '_>, g: &Graph, order: &[BlockId]) {
     for &b in order {
         scopes[b] = scope_of(fx, b);
     }
+    let (brk, cont) = enclosing_scopes(g, &scopes);
     for &b in order {
         if !g.cfg.is_reachable(b) {
             continue;
@@ -134,29 +136,16 @@ fn check_break_continue(fx: &mut Fx<'_, '_>, g: &Graph, order: &[BlockId]) {
             Value::Block(x) => Some(*x),
             _ => None,
         });
-        // The deepest dominating scope parent (other than `b`) whose merge does not
-        // dominate `b`; dominator-tree ancestors have distinct depths, so there is no tie.
-        let mut expected = None;
-        let mut found = false;
-        let mut cur = g.dom.idom(b);
-        while let Some(p) = cur {
-            if let Some(s) = scopes.get(p) {
-                let has_target = !is_continue || s.continue_target.is_some();
-                let merge_dominates = s
-                    .merge
-                    .is_some_and(|m| m == b || (g.cfg.is_reachable(m) && g.block_dominates(m, b)));
-                if has_target && !merge_dominates {
-                    expected = if is_continue {
-                        s.continue_target
-                    } else {
-                        s.merge
-                    };
-                    found = true;
-                    break;
-                }
+        let parent = if is_continue { cont[b] } else { brk[b] };
+        let found = parent.is_some();
+        let expected = parent.and_then(|p| {
+            let s = scopes[p]?;
+            if is_continue {
+                s.continue_target
+            } else {
+                s.merge
             }
-            cur = g.dom.idom(p);
-        }
+        });
         if !found || expected != target {
             let what = if is_continue {
                 "continue target is not the continue block of the nearest enclosing loop"
@@ -164,7 +153,7 @@ fn check_break_continue(fx: &mut Fx<'_, '_>, g: &Graph, order: &[BlockId]) {
                 "break target is not the merge block of the nearest enclosing loop or switch"
             };
             let exp = match (found, expected) {
-                (true, Some(e)) => format!("expected block{}", e.index()),
+                (true, Some(e)) => format!("expected {}", fx.bname(e)),
                 _ => "there is no enclosing construct".to_string(),
             };
             fx.err_inst(
@@ -174,4 +163,50 @@ fn check_break_continue(fx: &mut Fx<'_, '_>, g: &Graph, order: &[BlockId]) {
             );
         }
     }
+}
+
+/// For every reachable block `b`, the parent block of the deepest construct enclosing it
+/// for `break` (first result) and for `continue` (second; only constructs with a
+/// continue target count): the deepest strict dominator `p` of `b` that parents a
+/// construct whose merge does not dominate `b` (a merge equal to `b` dominates it).
+///
+/// Computed in reverse post-order (an immediate dominator comes first) from the answer
+/// for `idom(b)`: a candidate is dropped only at its own merge block, and then the next
+/// candidate is the answer for the dropped construct's parent. Each construct is dropped
+/// at most once, so the whole computation is linear in the number of blocks.
+fn enclosing_scopes(
+    g: &Graph,
+    scopes: &SecondaryMap<BlockId, Option<Scope>>,
+) -> (
+    SecondaryMap<BlockId, Option<BlockId>>,
+    SecondaryMap<BlockId, Option<BlockId>>,
+) {
+    let mut brk: SecondaryMap<BlockId, Option<BlockId>> = SecondaryMap::with_default(None);
+    let mut cont: SecondaryMap<BlockId, Option<BlockId>> = SecondaryMap::with_default(None);
+    // Whether the construct parented by `p` encloses `b` (its merge does not dominate `b`).
+    let encloses = |p: BlockId, b: BlockId| -> bool {
+        scopes.get(p).is_some_and(|s| {
+            !s.merge
+                .is_some_and(|m| m == b || (g.cfg.is_reachable(m) && g.block_dominates(m, b)))
+        })
+    };
+    for &b in &g.cfg.rpo {
+        let Some(q) = g.dom.idom(b) else { continue };
+        for (map, needs_continue) in [(&mut brk, false), (&mut cont, true)] {
+            let qualifies = |p: BlockId| {
+                scopes
+                    .get(p)
+                    .is_some_and(|s| !needs_continue || s.continue_target.is_some())
+            };
+            let mut cand = if qualifies(q) { Some(q) } else { map[q] };
+            while let Some(p) = cand {
+                if encloses(p, b) {
+                    break;
+                }
+                cand = map[p];
+            }
+            map[b] = cand;
+        }
+    }
+    (brk, cont)
 }

@@ -13,16 +13,16 @@
 
 use super::{Fx, optional};
 use crate::analysis::{Cfg, DomTree};
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::SecondaryMap;
 use crate::inst::{InstId, InstKind};
 use crate::value::{BlockId, Value};
+use rustc_hash::FxHashSet;
 
 /// The CFG facts later checks share.
 pub(crate) struct Graph {
+    /// Successors are distinct; predecessor lists are sorted sets.
     pub cfg: Cfg,
     pub dom: DomTree,
-    /// Predecessor sets (deduplicated, sorted).
-    pub pred_set: SecondaryMap<BlockId, Vec<BlockId>>,
     /// Terminator of each owned, terminated block.
     pub term: SecondaryMap<BlockId, Option<InstId>>,
 }
@@ -66,6 +66,7 @@ fn build_graph(fx: &Fx<'_, '_>) -> Graph {
     };
     let mut term: SecondaryMap<BlockId, Option<InstId>> = SecondaryMap::with_default(None);
     let mut seen: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    let mut last_src: SecondaryMap<BlockId, Option<BlockId>> = SecondaryMap::with_default(None);
     for &b in &f.block_order {
         if !fx.is_owned(b) || seen[b] {
             continue;
@@ -85,12 +86,15 @@ fn build_graph(fx: &Fx<'_, '_>) -> Graph {
         if !*fx.shape_ok.get(last) {
             continue;
         }
+        // Distinct successors in operand order; `last_src` marks targets already taken
+        // from this block (a wide switch must not cost quadratic time).
         let mut succs = Vec::new();
         for k in successor_slots(&d.kind, d.operands.len()) {
             if let Value::Block(t) = d.operands[k]
                 && fx.is_owned(t)
-                && !succs.contains(&t)
+                && last_src[t] != Some(b)
             {
+                last_src[t] = Some(b);
                 succs.push(t);
             }
         }
@@ -99,13 +103,10 @@ fn build_graph(fx: &Fx<'_, '_>) -> Graph {
         }
         cfg.succs[b] = succs;
     }
-    let mut pred_set: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::default();
+    // Each source lists a target once, so sorting makes the predecessor lists sets.
     for &b in &f.block_order {
         if fx.is_owned(b) {
-            let mut p = cfg.preds.get(b).clone();
-            p.sort();
-            p.dedup();
-            pred_set[b] = p;
+            cfg.preds[b].sort_unstable();
         }
     }
     // Reverse post-order from the body (iterative DFS).
@@ -136,12 +137,7 @@ fn build_graph(fx: &Fx<'_, '_>) -> Graph {
         cfg.rpo = post;
     }
     let dom = DomTree::compute(f, &cfg);
-    Graph {
-        cfg,
-        dom,
-        pred_set,
-        term,
-    }
+    Graph { cfg, dom, term }
 }
 
 /// Runs the CFG-dependent checks for the whole function.
@@ -186,24 +182,21 @@ fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
                 } else {
                     "a later instruction"
                 };
+                let xn = fx.iname(x);
                 fx.err_inst(
                     b,
                     i,
                     format!(
-                        "operand {k} (inst{}) is defined by {what} of the same block; definitions must precede their uses",
-                        x.index()
+                        "operand {k} ({xn}) is defined by {what} of the same block; definitions must precede their uses"
                     ),
                 );
             }
         } else if !g.block_dominates(db, b) {
+            let (xn, dn) = (fx.iname(x), fx.bname(db));
             fx.err_inst(
                 b,
                 i,
-                format!(
-                    "operand {k} (inst{} in block{}) does not dominate this use",
-                    x.index(),
-                    db.index()
-                ),
+                format!("operand {k} ({xn}, defined in block {dn}) does not dominate this use"),
             );
         }
     }
@@ -211,44 +204,35 @@ fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
 
 fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[BlockId]) {
     let Some(d) = fx.inst(i) else { return };
-    let preds = g.pred_set.get(b).clone();
-    let mut incoming: Vec<BlockId> = Vec::with_capacity(blocks.len());
+    let preds = g.cfg.preds(b);
+    let mut incoming: FxHashSet<BlockId> = FxHashSet::default();
     for (k, (&v, &ib)) in d.operands.iter().zip(blocks).enumerate() {
         if !fx.is_owned(ib) {
             fx.err_inst(
                 b,
                 i,
-                format!(
-                    "incoming block {k} (block{}) is not owned by this function",
-                    ib.index()
-                ),
+                format!("incoming block {k} is not owned by this function"),
             );
             continue;
         }
         if preds.binary_search(&ib).is_err() {
+            let (ibn, bn) = (fx.bname(ib), fx.bname(b));
             fx.err_inst(
                 b,
                 i,
-                format!(
-                    "incoming block {k} (block{}) is not a predecessor of block{}",
-                    ib.index(),
-                    b.index()
-                ),
+                format!("incoming block {k} ({ibn}) is not a predecessor of block {bn}"),
             );
             continue;
         }
-        if incoming.contains(&ib) {
+        if !incoming.insert(ib) {
+            let ibn = fx.bname(ib);
             fx.err_inst(
                 b,
                 i,
-                format!(
-                    "incoming block {k} (block{}) appears more than once",
-                    ib.index()
-                ),
+                format!("incoming block {k} ({ibn}) appears more than once"),
             );
             continue;
         }
-        incoming.push(ib);
         let Value::Inst(x) = v else { continue };
         let Some((db, dorder)) = fx.place(x) else {
             continue;
@@ -257,41 +241,35 @@ fn check_phi(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId, blocks: &[Bl
             if let Some(t) = *g.term.get(ib) {
                 let torder = fx.place(t).map_or(u32::MAX, |p| p.1);
                 if dorder >= torder {
+                    let (xn, ibn) = (fx.iname(x), fx.bname(ib));
                     fx.err_inst(
                         b,
                         i,
                         format!(
-                            "incoming value {k} (inst{}) does not precede the terminator of its incoming block block{}",
-                            x.index(),
-                            ib.index()
+                            "incoming value {k} ({xn}) does not precede the terminator of its incoming block {ibn}"
                         ),
                     );
                 }
             }
         } else if !g.block_dominates(db, ib) {
+            let (xn, dn, ibn) = (fx.iname(x), fx.bname(db), fx.bname(ib));
             fx.err_inst(
                 b,
                 i,
                 format!(
-                    "incoming value {k} (inst{} in block{}) does not dominate the end of its incoming block block{}",
-                    x.index(),
-                    db.index(),
-                    ib.index()
+                    "incoming value {k} ({xn}, defined in block {dn}) does not dominate the end of its incoming block {ibn}"
                 ),
             );
         }
     }
     if incoming.len() != preds.len() {
-        let names: Vec<String> = preds
-            .iter()
-            .map(|p| format!("block{}", p.index()))
-            .collect();
+        let names: Vec<String> = preds.iter().map(|p| fx.bname(*p)).collect();
         fx.err_inst(
             b,
             i,
             format!(
-                "incoming blocks do not match the predecessors of block{} ({})",
-                b.index(),
+                "incoming blocks do not match the predecessors of block {} ({})",
+                fx.bname(b),
                 if names.is_empty() {
                     "none".to_string()
                 } else {

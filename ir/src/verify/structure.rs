@@ -4,7 +4,6 @@
 //! body/update blocks) and switch case labels.
 
 use super::Fx;
-use crate::entity::EntityRef;
 use crate::function::{ArgKind, FunctionKind};
 use crate::inst::{InstId, InstKind};
 use crate::types::ScalarKind;
@@ -44,10 +43,7 @@ pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
         crate::entity::SecondaryMap::with_default(false);
     for &a in &f.arg_order {
         let Some(ad) = f.args.get(a) else {
-            fx.err_fn(format!(
-                "signature names arg{}, which does not exist",
-                a.index()
-            ));
+            fx.err_fn("the signature names an argument that does not exist");
             continue;
         };
         if seen[a] {
@@ -92,10 +88,7 @@ pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
         return false;
     };
     if !f.blocks.is_valid(body) || !f.block_order.contains(&body) {
-        fx.err_fn(format!(
-            "body block block{} is not in the function's owned block list",
-            body.index()
-        ));
+        fx.err_fn("the body block is not in the function's owned block list");
         return false;
     }
     true
@@ -107,10 +100,7 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
     let f = fx.f;
     for &b in &f.block_order {
         if !f.blocks.is_valid(b) {
-            fx.err_fn(format!(
-                "owned block list names block{}, which does not exist",
-                b.index()
-            ));
+            fx.err_fn("the owned block list names a block that does not exist");
         } else if fx.is_owned(b) {
             fx.err_block(b, "block is listed more than once in the owned block list");
         } else {
@@ -126,36 +116,28 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
         visited[b] = true;
         for (k, &i) in f.blocks[b].insts.iter().enumerate() {
             let Some(d) = f.insts.get(i) else {
-                fx.err_block(
-                    b,
-                    format!("block lists inst{}, which does not exist", i.index()),
-                );
+                fx.err_block(b, "block lists an instruction that does not exist");
                 continue;
             };
             if let Some((pb, _)) = fx.place(i) {
+                let (iname, pname) = (fx.iname(i), fx.bname(pb));
                 fx.err_block(
                     b,
-                    format!(
-                        "inst{} is listed more than once (already in block{})",
-                        i.index(),
-                        pb.index()
-                    ),
+                    format!("{iname} is listed more than once (already in block {pname})"),
                 );
                 continue;
             }
             fx.placed[i] = Some((b, k as u32));
             if d.block != Some(b) {
                 let said = match d.block {
-                    Some(x) => format!("block{}", x.index()),
+                    Some(x) => format!("block {}", fx.bname(x)),
                     None => "no block".into(),
                 };
+                let here = fx.bname(b);
                 fx.err_inst(
                     b,
                     i,
-                    format!(
-                        "instruction is listed in block{} but records {said}",
-                        b.index()
-                    ),
+                    format!("instruction is listed in block {here} but records {said}"),
                 );
             }
         }
@@ -216,32 +198,21 @@ pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) 
     for (k, &v) in d.operands.iter().enumerate() {
         let problem = match v {
             Value::Inst(x) => match fx.inst(x) {
-                None => Some(format!(
-                    "inst{}, which does not exist in this function",
-                    x.index()
-                )),
-                Some(_) if fx.place(x).is_none() => Some(format!(
-                    "inst{}, which is not placed in any block of this function",
-                    x.index()
-                )),
+                None => Some("an instruction that does not exist in this function".into()),
+                Some(_) if fx.place(x).is_none() => {
+                    Some("an instruction that is not placed in any block of this function".into())
+                }
                 Some(_) => None,
             },
-            Value::Block(x) => (!fx.is_owned(x))
-                .then(|| format!("block{}, which is not owned by this function", x.index())),
-            Value::Arg(a) => (!*fx.arg_listed.get(a)).then(|| {
-                format!(
-                    "arg{}, which is not an argument of this function",
-                    a.index()
-                )
-            }),
+            Value::Block(x) => {
+                (!fx.is_owned(x)).then(|| "a block that is not owned by this function".into())
+            }
+            Value::Arg(a) => (!*fx.arg_listed.get(a))
+                .then(|| "an argument that is not an argument of this function".into()),
             Value::Const(c) => (!fx.m.constants.get(c).is_some_and(|c| c.live))
-                .then(|| format!("const{}, which is not a constant of this module", c.index())),
-            Value::Undef(u) => (!fx.m.undefs.get(u).is_some_and(|u| u.live)).then(|| {
-                format!(
-                    "undef{}, which is not an undefined value of this module",
-                    u.index()
-                )
-            }),
+                .then(|| "a constant that is not a constant of this module".into()),
+            Value::Undef(u) => (!fx.m.undefs.get(u).is_some_and(|u| u.live))
+                .then(|| "an undefined value that is not part of this module".into()),
             Value::Special(r) => {
                 (!fx.m.special_registers.iter().any(|(x, _)| *x == r)).then(|| {
                     format!(
@@ -251,7 +222,7 @@ pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) 
                 })
             }
             Value::Func(g) => (!*fx.funcs_listed.get(g))
-                .then(|| format!("func{}, which is not a function of this module", g.index())),
+                .then(|| "a function that is not a function of this module".into()),
         };
         if let Some(p) = problem {
             fx.err_inst(b, i, format!("operand {k} refers to {p}"));
@@ -271,14 +242,9 @@ pub(super) fn check_control_flow(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, han
             None if !matches!(d.kind, InstKind::If { .. }) => {
                 fx.err_inst(b, i, "structured instruction has no merge block")
             }
-            Some(mb) if !fx.is_owned(mb) => fx.err_inst(
-                b,
-                i,
-                format!(
-                    "merge block block{} is not owned by this function",
-                    mb.index()
-                ),
-            ),
+            Some(mb) if !fx.is_owned(mb) => {
+                fx.err_inst(b, i, "the merge block is not owned by this function")
+            }
             _ => {}
         }
     }
@@ -290,10 +256,7 @@ pub(super) fn check_control_flow(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, han
                     Some(x) if !fx.is_owned(*x) => fx.err_inst(
                         b,
                         i,
-                        format!(
-                            "loop {what} block block{} is not owned by this function",
-                            x.index()
-                        ),
+                        format!("the loop's {what} block is not owned by this function"),
                     ),
                     _ => {}
                 }

@@ -7,7 +7,6 @@
 //! non-custom type; lvalues are allocas, GEPs and reference arguments.
 
 use super::{Fx, arith, resource};
-use crate::entity::EntityRef;
 use crate::function::ArgKind;
 use crate::inst::{InstData, InstId, InstKind};
 use crate::op::{AtomicOp, CastOp};
@@ -627,8 +626,8 @@ fn check_call(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
     let nargs = d.operands.len() - 1;
     if nargs != callee.arg_order.len() {
         return Err(format!(
-            "passes {nargs} arguments but func{} takes {}",
-            g.index(),
+            "passes {nargs} arguments but {} takes {}",
+            fx.vname(crate::value::Value::Func(g)),
             callee.arg_order.len()
         ));
     }

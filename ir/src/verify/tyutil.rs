@@ -124,8 +124,8 @@ impl<'a> Tys<'a> {
         let (size, align) = match self.store.get(Type::new(i)) {
             TypeData::Scalar(k) => (Some(k.size()), Some(k.size())),
             TypeData::Vector { elem, len } => {
-                let a = get(&self.size, *elem).map(|e| if *len == 2 { e * 2 } else { e * 4 });
-                (a, a)
+                let l = get(&self.size, *elem).map(|e| crate::types::vector_layout(e, *len));
+                (l.map(|l| l.0), l.map(|l| l.1))
             }
             TypeData::Matrix { elem, n } => {
                 let col = get(&self.size, *elem).map(|e| e * if *n == 2 { 2 } else { 4 });

@@ -46,7 +46,7 @@ fn require_reachable_blocks() {
     err_with(
         &m,
         &opt("require-reachable-blocks"),
-        "func0/block1: block is unreachable from the body block",
+        "function %0, block %3: block is unreachable from the body block",
     );
     let mut b = B::kernel();
     let (body, next) = (b.body(), b.block());
@@ -156,7 +156,7 @@ fn require_unique_merge_blocks() {
     let o = opt("require-unique-merge-blocks");
     let shared = two_ifs(true);
     ok(&shared);
-    err_with(&shared, &o, "is also the merge block of inst0");
+    err_with(&shared, &o, "is also the merge block of %3");
     clean(&two_ifs(false), &o);
 }
 
@@ -206,7 +206,7 @@ fn require_canonical_break_continue_targets() {
             "break target is not the merge block"
         };
         err_with(&bad, &o, what);
-        err_with(&bad, &o, "(expected block");
+        err_with(&bad, &o, "(expected %");
     }
     // A break with no enclosing loop or switch.
     let mut b = B::kernel();

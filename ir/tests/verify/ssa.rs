@@ -168,7 +168,7 @@ fn phi_incoming_blocks_equal_the_predecessor_set() {
     b.ret(m);
     err(
         &b.done(),
-        "incoming blocks do not match the predecessors of block3 (block1, block2)",
+        "incoming blocks do not match the predecessors of block %8 (%5, %11)",
     );
     // Not a predecessor.
     let (mut b, [body, t, f, m], x) = diamond(false);
@@ -185,7 +185,7 @@ fn phi_incoming_blocks_equal_the_predecessor_set() {
     b.ret(m);
     err(
         &b.done(),
-        "incoming block 2 (block0) is not a predecessor of block3",
+        "incoming block 2 (%3) is not a predecessor of block %8",
     );
     // Duplicate incoming block.
     let (mut b, [_, t, f, m], x) = diamond(false);
@@ -200,10 +200,7 @@ fn phi_incoming_blocks_equal_the_predecessor_set() {
         vec![x, one, x],
     );
     b.ret(m);
-    err(
-        &b.done(),
-        "incoming block 2 (block1) appears more than once",
-    );
+    err(&b.done(), "incoming block 2 (%5) appears more than once");
 }
 
 #[test]
@@ -299,7 +296,7 @@ fn phi_values_dominate_the_end_of_their_incoming_block() {
     b.ret(m);
     err(
         &b.done(),
-        "incoming value 1 (inst1 in block1) does not dominate the end of its incoming block block2",
+        "incoming value 1 (%6, defined in block %5) does not dominate the end of its incoming block %11",
     );
 }
 

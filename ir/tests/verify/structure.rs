@@ -8,6 +8,7 @@ use xir_ir::inst::{InstData, InstId, InstKind};
 use xir_ir::module::Module;
 use xir_ir::types::{ScalarKind as K, TypeData};
 use xir_ir::value::{ArgId, BlockId, ConstId, FuncId, SpecialRegister, Value};
+use xir_ir::verify::{VerifyOptions, verify_module};
 
 #[test]
 fn kernel_must_return_void() {
@@ -70,7 +71,7 @@ fn argument_kinds_match_types() {
         b.arg(kind, t);
         let body = b.body();
         b.ret(body);
-        err(&b.done(), "func0/arg0: ");
+        err(&b.done(), "function %0, argument %1: ");
     }
 }
 
@@ -99,7 +100,7 @@ fn definitions_need_an_owned_body_and_externals_none() {
 #[test]
 fn blocks_must_be_terminated() {
     let b = B::kernel();
-    err(&b.done(), "func0/block0: block is empty");
+    err(&b.done(), "function %0, block %1: block is empty");
     let mut b = B::kernel();
     let body = b.body();
     let u = b.m.types.u64();
@@ -170,7 +171,7 @@ fn instruction_block_field_and_single_placement() {
     b.f.blocks[body].insts.retain(|x| *x != r);
     b.f.blocks[body].insts.insert(0, r);
     b.f.insts[r].block = Some(other);
-    err(&b.done(), "is listed in block0 but records block1");
+    err(&b.done(), "is listed in block %1 but records block %4");
 
     let mut b = B::kernel();
     let (body, other) = (b.body(), b.block());
@@ -196,7 +197,7 @@ fn block_list_entries() {
     b.f.block_order.push(BlockId::new(77));
     err(
         &b.done(),
-        "owned block list names block77, which does not exist",
+        "the owned block list names a block that does not exist",
     );
 }
 
@@ -212,15 +213,15 @@ fn with_operand(v: Value) -> Module {
 fn operands_must_name_live_entities_of_this_function() {
     err(
         &with_operand(Value::Inst(InstId::new(99))),
-        "inst99, which does not exist",
+        "an instruction that does not exist",
     );
     err(
         &with_operand(Value::Arg(ArgId::new(0))),
-        "arg0, which is not an argument of this function",
+        "an argument that is not an argument of this function",
     );
     err(
         &with_operand(Value::Const(ConstId::new(5))),
-        "const5, which is not a constant of this module",
+        "a constant that is not a constant of this module",
     );
     err(
         &with_operand(Value::Special(SpecialRegister::DispatchId)),
@@ -228,11 +229,11 @@ fn operands_must_name_live_entities_of_this_function() {
     );
     err(
         &with_operand(Value::Func(FuncId::new(9))),
-        "func9, which is not a function of this module",
+        "a function that is not a function of this module",
     );
     err(
         &with_operand(Value::Block(BlockId::new(3))),
-        "block3, which is not owned by this function",
+        "a block that is not owned by this function",
     );
 
     // A removed (unplaced) instruction.
@@ -243,7 +244,7 @@ fn operands_must_name_live_entities_of_this_function() {
     b.i(body, InstKind::Print { format: "x".into() }, None, vec![c]);
     b.ret(body);
     b.f.remove_inst(c.as_inst().unwrap());
-    err(&b.done(), "which is not placed in any block");
+    err(&b.done(), "an instruction that is not placed in any block");
 
     // A removed constant.
     let mut b = B::kernel();
@@ -257,7 +258,10 @@ fn operands_must_name_live_entities_of_this_function() {
     );
     b.ret(body);
     b.m.remove_constant(one.as_const().unwrap());
-    err(&b.done(), "which is not a constant of this module");
+    err(
+        &b.done(),
+        "a constant that is not a constant of this module",
+    );
 
     // A declared special register is fine.
     let mut b = B::kernel();
@@ -299,7 +303,7 @@ fn merge_blocks_must_exist_and_be_owned() {
         1,
     );
     b.ret(t[0]);
-    err(&b.done(), "merge block block40 is not owned");
+    err(&b.done(), "the merge block is not owned");
 }
 
 #[test]
@@ -348,7 +352,7 @@ fn loop_body_and_update_blocks() {
     );
     assert!(
         e.iter()
-            .any(|x| x.contains("loop update block block30 is not owned")),
+            .any(|x| x.contains("the loop's update block is not owned")),
         "{e:?}"
     );
 }
@@ -489,7 +493,7 @@ fn messages_name_function_block_and_instruction() {
     let e = check(&b.done());
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(
-        e[0].starts_with("func0/block0/inst0 (arithmetic binary_add): "),
+        e[0].starts_with("function %1, block %2, %3 (arithmetic binary_add): "),
         "{}",
         e[0]
     );
@@ -516,4 +520,30 @@ fn reports_every_problem() {
         "three typing errors and a missing terminator: {e:#?}"
     );
     let _ = InstData::new(InstKind::Clock, None, vec![]);
+}
+
+/// Parsed modules are named by the labels of their text when the text is given, and by
+/// the printer's ids otherwise; the span is the same either way.
+#[test]
+fn messages_use_source_labels_or_printed_ids() {
+    let src = "module;\n\nconst %one: u32 = 1u32;\n\nkernel %k () = define {\n%entry:\n    %a: u32 = arithmetic binary_add %b, %one;\n    %b: u32 = arithmetic binary_add %one, %one;\n    %r: void = return;\n};\n";
+    let (m, sm) = xir_ir::text::parse_module(src).expect("parses");
+    let opts = VerifyOptions::default();
+    let labelled = xir_ir::verify::verify_module_with_source(&m, &opts, &sm, src);
+    assert_eq!(labelled.len(), 1, "{labelled:?}");
+    assert_eq!(
+        labelled[0].message,
+        "function %k, block %entry, %a (arithmetic binary_add): operand 0 (%b) is defined by a later instruction of the same block; definitions must precede their uses"
+    );
+    let printed = verify_module(&m, &opts, Some(&sm));
+    assert_eq!(printed.len(), 1, "{printed:?}");
+    assert!(
+        printed[0]
+            .message
+            .starts_with("function %1, block %2, %3 (arithmetic binary_add): operand 0 (%4)"),
+        "{}",
+        printed[0].message
+    );
+    assert_eq!(printed[0].span, labelled[0].span);
+    assert!(labelled[0].span.is_some());
 }

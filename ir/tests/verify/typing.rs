@@ -444,7 +444,7 @@ fn calls_match_the_callee_signature() {
             0,
             "result type `u32` differs from the callee's return type `f32`",
         ),
-        (1, "passes 2 arguments but func0 takes 3"),
+        (1, "passes 2 arguments but %2 takes 3"),
         (
             2,
             "argument 0 must be an rvalue of type `u32`, found `u32` (an lvalue)",

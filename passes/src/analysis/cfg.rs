@@ -1,20 +1,22 @@
 //! Control-flow analyses served by the cache: the CFG (successors, predecessors, reverse
 //! post-order), the dominator tree and dominance frontiers, all computed by `xir-ir`.
+//! Each is built from the cached analyses it depends on (frontiers from the cached CFG
+//! and dominator tree), so one function's CFG is computed once until it is invalidated.
 
-use super::Analysis;
+use super::{Analysis, AnalysisCache};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::{BlockId, FuncId, Module, SecondaryMap};
 
 impl Analysis for Cfg {
-    fn compute(module: &Module, f: FuncId) -> Self {
+    fn compute(module: &Module, f: FuncId, _: &mut AnalysisCache) -> Self {
         Cfg::compute(module.func(f))
     }
 }
 
 impl Analysis for DomTree {
-    fn compute(module: &Module, f: FuncId) -> Self {
-        let func = module.func(f);
-        DomTree::compute(func, &Cfg::compute(func))
+    fn compute(module: &Module, f: FuncId, cache: &mut AnalysisCache) -> Self {
+        let cfg = cache.get::<Cfg>(module, f);
+        DomTree::compute(module.func(f), &cfg)
     }
 }
 
@@ -39,10 +41,9 @@ impl DomFrontiers {
 }
 
 impl Analysis for DomFrontiers {
-    fn compute(module: &Module, f: FuncId) -> Self {
-        let func = module.func(f);
-        let cfg = Cfg::compute(func);
-        let dom = DomTree::compute(func, &cfg);
+    fn compute(module: &Module, f: FuncId, cache: &mut AnalysisCache) -> Self {
+        let cfg = cache.get::<Cfg>(module, f);
+        let dom = cache.get::<DomTree>(module, f);
         Self::from_parts(&cfg, &dom)
     }
 }

@@ -25,37 +25,52 @@ use xir_ir::{FuncId, Module};
 
 /// A per-function analysis.
 pub trait Analysis: Any {
-    /// Computes the analysis of function `f`.
-    fn compute(module: &Module, f: FuncId) -> Self
+    /// Computes the analysis of function `f`. Analyses it depends on come from `cache`
+    /// (computed there if missing), so a dominator tree reuses the cached CFG.
+    fn compute(module: &Module, f: FuncId, cache: &mut AnalysisCache) -> Self
     where
         Self: Sized;
 }
 
-/// Per-function cache of analyses, keyed by analysis type.
+/// The cached analyses of one function, by type (a handful at most: a list beats a map).
+type FunctionEntries = Vec<(TypeId, Rc<dyn Any>)>;
+
+/// Per-function cache of analyses, keyed by function and then by analysis type.
+///
+/// Entries are grouped per function so that invalidating one function costs O(1)
+/// whatever the module size (a pass that changes every other function of an N-function
+/// module would otherwise pay O(N) per invalidation).
 #[derive(Default)]
 pub struct AnalysisCache {
-    entries: FxHashMap<(FuncId, TypeId), Rc<dyn Any>>,
-    /// How many analyses were computed (not served from the cache).
+    entries: FxHashMap<FuncId, FunctionEntries>,
+    /// How many analyses were computed (not served from the cache), dependencies
+    /// included.
     pub computed: u64,
 }
 
 impl AnalysisCache {
     /// The analysis `A` of `f`, computed if not cached.
     pub fn get<A: Analysis>(&mut self, module: &Module, f: FuncId) -> Rc<A> {
-        let key = (f, TypeId::of::<A>());
-        if let Some(a) = self.entries.get(&key)
-            && let Ok(a) = a.clone().downcast::<A>()
-        {
+        if let Some(a) = self.cached::<A>(f) {
             return a;
         }
         self.computed += 1;
-        let a = Rc::new(A::compute(module, f));
-        self.entries.insert(key, a.clone());
+        let a = Rc::new(A::compute(module, f, self));
+        self.entries
+            .entry(f)
+            .or_default()
+            .push((TypeId::of::<A>(), a.clone()));
         a
+    }
+    /// The analysis `A` of `f` if it is cached (never computes).
+    pub fn cached<A: Analysis>(&self, f: FuncId) -> Option<Rc<A>> {
+        let id = TypeId::of::<A>();
+        let (_, a) = self.entries.get(&f)?.iter().find(|(t, _)| *t == id)?;
+        a.clone().downcast::<A>().ok()
     }
     /// Drops every analysis of `f`.
     pub fn invalidate_function(&mut self, f: FuncId) {
-        self.entries.retain(|(g, _), _| *g != f);
+        self.entries.remove(&f);
     }
     /// Drops everything.
     pub fn invalidate_all(&mut self) {

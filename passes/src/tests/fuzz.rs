@@ -38,7 +38,7 @@ impl Rng {
 }
 
 /// Builds one random function.
-fn random_module(seed: u64) -> Module {
+pub(super) fn random_module(seed: u64) -> Module {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut t = T::callable(Some(|ts| ts.i32()));
     let i32t = t.i32();

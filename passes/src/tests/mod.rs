@@ -1,6 +1,7 @@
 //! Unit tests of the passes, with a small IR builder and an SSA well-formedness checker
 //! (used in addition to `ir::verify` once that is available).
 
+mod analysis_cache;
 mod const_fold;
 mod dce;
 mod fuzz;

@@ -1,0 +1,73 @@
+//! How diagnostics name functions, blocks, instructions, arguments and module values:
+//! the way the text does, never by arena index.
+//!
+//! * When the module was parsed and its source text is at hand, an entity with a source
+//!   span is named by the identifier the user wrote there (`%entry`, `%x`, `%7`): the
+//!   parser's [`SourceMap`] spans start at (or, for function headers and constants,
+//!   shortly before) the identifier, so the label is read back from the text.
+//! * Otherwise (built in memory, read from interchange, or no text given) the name is the
+//!   id the default printer would show (`%12`), from the printer's own numbering, which
+//!   is computed once, on the first diagnostic, so that verifying a valid module costs
+//!   nothing extra.
+//!
+//! Entities that the printed text would not show (unplaced instructions, blocks outside
+//! the owned list) have no name; callers describe them in words instead.
+
+use crate::diag::Span;
+use crate::module::Module;
+use crate::source_map::SourceMap;
+use crate::text::numbering::{Key, Namer};
+use crate::text::print::{PrintOptions, printed_ids};
+use std::cell::OnceCell;
+
+/// Names for the entities of one module.
+pub(crate) struct Names<'a> {
+    m: &'a Module,
+    sm: Option<&'a SourceMap>,
+    src: Option<&'a str>,
+    printed: OnceCell<Namer>,
+}
+
+impl<'a> Names<'a> {
+    /// Names for `m`; user labels come from `src` through the spans of `sm`.
+    pub(crate) fn new(m: &'a Module, sm: Option<&'a SourceMap>, src: Option<&'a str>) -> Self {
+        Self {
+            m,
+            sm,
+            src,
+            printed: OnceCell::new(),
+        }
+    }
+
+    /// The identifier of `k`, if the text shows one.
+    pub(crate) fn get(&self, k: Key) -> Option<String> {
+        if let Some(l) = self.user_label(k) {
+            return Some(l.to_string());
+        }
+        self.printed
+            .get_or_init(|| printed_ids(self.m, &PrintOptions::default()))
+            .spelled(k)
+    }
+
+    /// The label the user wrote for `k`, read from the source at its span.
+    fn user_label(&self, k: Key) -> Option<&'a str> {
+        let (sm, src) = (self.sm?, self.src?);
+        let span = match k {
+            Key::Func(f) => sm.func(f),
+            Key::Arg(f, a) => sm.arg(f, a),
+            Key::Block(f, b) => sm.block(f, b),
+            Key::Inst(f, i) => sm.inst(f, i),
+            Key::Const(c) => sm.constant(c),
+            Key::Undef(u) => Some(*sm.undefs.get(u)).filter(|s| *s != Span::default()),
+            Key::Special(_) => None,
+        }?;
+        let text = src.get(span.range())?;
+        // Function headers and constants start with their keyword; nothing before the
+        // identifier contains `%`.
+        let rest = &text[text.find('%')?..];
+        let len = rest[1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .map_or(rest.len(), |n| n + 1);
+        (len > 1).then(|| &rest[..len])
+    }
+}
