@@ -27,6 +27,14 @@ pub struct Re {
     caps_cache: RefCell<Option<meta::Cache>>,
 }
 
+/// The meta engine's configuration. No fully compiled DFA: building one costs far more
+/// than the few searches a CHECK pattern usually gets (most regexes are searched a handful
+/// of times on a small output), while the lazy DFA it falls back to is about as fast on
+/// big inputs and only builds the states a search visits.
+fn meta_config() -> meta::Config {
+    meta::Config::new().utf8_empty(false).dfa(false)
+}
+
 fn syn(icase: bool) -> syntax::Config {
     syntax::Config::new()
         .multi_line(true)
@@ -40,7 +48,7 @@ impl Re {
     pub fn new(src: &str, icase: bool) -> Result<Re, String> {
         let find = Regex::builder()
             .syntax(syn(icase))
-            .configure(meta::Config::new().utf8_empty(false))
+            .configure(meta_config())
             .build(src)
             .map_err(|e| e.to_string())?;
         Ok(Re {
@@ -111,7 +119,7 @@ impl Re {
             .get_or_init(|| {
                 Regex::builder()
                     .syntax(syn(self.icase))
-                    .configure(meta::Config::new().utf8_empty(false))
+                    .configure(meta_config())
                     .build(&format!("(?:{})\\z", self.src))
                     .ok()
             })
