@@ -4,7 +4,7 @@
 //! then options grouped under headings, one line each.
 
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
-use std::sync::OnceLock;
+use std::cell::RefCell;
 
 /// What `xir-opt` prints.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -274,22 +274,32 @@ pub struct Cli {
 impl Cli {
     /// Parses arguments (without the program name).
     ///
-    /// The clap command is built once per process and cloned for each parse: building
-    /// it (and, in debug builds, clap's consistency checks) costs far more than parsing,
-    /// and in-process callers such as the corpus runner parse hundreds of command lines.
+    /// The clap command is built once per thread and reused: building it (and, in debug
+    /// builds, clap's consistency checks) costs far more than parsing, and in-process
+    /// callers such as the corpus runner parse hundreds of command lines.
     pub fn try_parse_args(args: &[String]) -> Result<Cli, clap::Error> {
-        static COMMAND: OnceLock<clap::Command> = OnceLock::new();
-        let mut cmd = COMMAND
-            .get_or_init(|| {
-                let mut c = Cli::command();
-                c.build();
-                c
-            })
-            .clone();
+        thread_local! {
+            static COMMAND: RefCell<Option<clap::Command>> = const { RefCell::new(None) };
+        }
+        COMMAND.with(|slot| match slot.try_borrow_mut() {
+            Ok(mut slot) => {
+                let cmd = slot.get_or_insert_with(|| {
+                    let mut c = Cli::command();
+                    c.build();
+                    c
+                });
+                Cli::parse_with(cmd, args)
+            }
+            // Only a re-entrant call gets here; it builds its own command.
+            Err(_) => Cli::parse_with(&mut Cli::command(), args),
+        })
+    }
+
+    fn parse_with(cmd: &mut clap::Command, args: &[String]) -> Result<Cli, clap::Error> {
         let argv = std::iter::once("xir-opt").chain(args.iter().map(String::as_str));
         let mut matches = cmd.try_get_matches_from_mut(argv)?;
         // As `Parser::try_parse_from` does: conversion errors are formatted for `cmd`.
-        Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cmd))
+        Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(cmd))
     }
 
     /// The file name used in diagnostics.
