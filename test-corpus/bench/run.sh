@@ -13,8 +13,9 @@
 #   PROFILE=release|debug  cargo profile of every xir binary, on both sides (default
 #                          release: xir-lit, and the xir-opt, xir-bisect, xir-reduce
 #                          binaries that lit runs, are built the same way).
-#   XIR_LIT=PATH           time this xir-lit binary instead (e.g. an older build, for a
-#                          before/after comparison in one run; it is run as well).
+#   XIR_BIN_DIR=DIR        take every binary (xir-lit, xir-opt, xir-bisect, xir-reduce)
+#                          from DIR instead of building them (e.g. an older build, for a
+#                          before/after comparison).
 #   BENCH_DIRS="a b"       only these corpus directories (default: all of them).
 #
 # The whole corpus tree is copied (Inputs/ folders and .xirx files included, so every
@@ -42,10 +43,14 @@ esac
 command -v lit >/dev/null || { echo "bench: lit not found (pip install lit)" >&2; exit 1; }
 command -v FileCheck-19 >/dev/null || [[ -x /usr/lib/llvm-19/bin/FileCheck ]] ||
   { echo "bench: FileCheck-19 not found (apt-get install llvm-19-tools)" >&2; exit 1; }
-cargo build -q $flag -p xir-driver --bin xir-opt -p xir-test-corpus --bin xir-lit \
-  -p xir-tools --bin xir-bisect --bin xir-reduce
-bin="$target/$profile"
-ours_bin=${XIR_LIT:-$bin/xir-lit}
+if [[ -n "${XIR_BIN_DIR:-}" ]]; then
+  bin="$(cd "$XIR_BIN_DIR" && pwd)"
+else
+  cargo build -q $flag -p xir-driver --bin xir-opt -p xir-test-corpus --bin xir-lit \
+    -p xir-tools --bin xir-bisect --bin xir-reduce
+  bin="$target/$profile"
+fi
+ours_bin=$bin/xir-lit
 
 bench="$target/bench-corpus"
 rm -rf "$bench"

@@ -91,13 +91,12 @@ fn main() {
         }
     }
     // Slowest first (as lit does), from the times of the previous run.
-    let files: Vec<PathBuf> = files
+    let mut files: Vec<PathBuf> = files
         .iter()
         .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
         .collect();
     let history_file = suite.tmp_root.join(".xir-lit-times");
     let mut history = History::load(&history_file);
-    let mut files = files;
     history.order(&mut files);
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::new());

@@ -87,7 +87,7 @@ impl Literal {
 /// How a [`Re`] searches.
 enum Engine {
     /// A literal string (no compiled regex at all).
-    Literal(Literal),
+    Literal(Box<Literal>),
     /// The meta engine (leftmost-first start; see the module comment for the rest).
     Regex(Regex),
 }
@@ -124,7 +124,7 @@ impl Re {
     pub fn new(src: &str, icase: bool) -> Result<Re, String> {
         let hir = syntax::parse_with(src, &syn(icase)).map_err(|e| e.to_string())?;
         let find = match Literal::of(&hir) {
-            Some(lit) => Engine::Literal(lit),
+            Some(lit) => Engine::Literal(Box::new(lit)),
             None => Engine::Regex(
                 Regex::builder()
                     .syntax(syn(icase))
@@ -261,7 +261,10 @@ mod tests {
             assert!(matches!(re.find, Engine::Regex(_)), "{src}");
         }
         // Case-insensitive letters are classes, not literals.
-        assert!(matches!(Re::new("abc", true).unwrap().find, Engine::Regex(_)));
+        assert!(matches!(
+            Re::new("abc", true).unwrap().find,
+            Engine::Regex(_)
+        ));
     }
 
     #[test]
