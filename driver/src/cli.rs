@@ -3,7 +3,8 @@
 //! The help text is laid out the way `mlir-opt --help` is: an overview line, a usage line,
 //! then options grouped under headings, one line each.
 
-use clap::{ArgAction, Parser, ValueEnum};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use std::cell::RefCell;
 
 /// What `xir-opt` prints.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -272,8 +273,33 @@ pub struct Cli {
 
 impl Cli {
     /// Parses arguments (without the program name).
+    ///
+    /// The clap command is built once per thread and reused: building it (and, in debug
+    /// builds, clap's consistency checks) costs far more than parsing, and in-process
+    /// callers such as the corpus runner parse hundreds of command lines.
     pub fn try_parse_args(args: &[String]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(std::iter::once("xir-opt".to_string()).chain(args.iter().cloned()))
+        thread_local! {
+            static COMMAND: RefCell<Option<clap::Command>> = const { RefCell::new(None) };
+        }
+        COMMAND.with(|slot| match slot.try_borrow_mut() {
+            Ok(mut slot) => {
+                let cmd = slot.get_or_insert_with(|| {
+                    let mut c = Cli::command();
+                    c.build();
+                    c
+                });
+                Cli::parse_with(cmd, args)
+            }
+            // Only a re-entrant call gets here; it builds its own command.
+            Err(_) => Cli::parse_with(&mut Cli::command(), args),
+        })
+    }
+
+    fn parse_with(cmd: &mut clap::Command, args: &[String]) -> Result<Cli, clap::Error> {
+        let argv = std::iter::once("xir-opt").chain(args.iter().map(String::as_str));
+        let mut matches = cmd.try_get_matches_from_mut(argv)?;
+        // As `Parser::try_parse_from` does: conversion errors are formatted for `cmd`.
+        Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(cmd))
     }
 
     /// The file name used in diagnostics.

@@ -263,3 +263,32 @@ fn suite_names_are_relative() {
     let p: &Path = &s.source_root.join("driver/x.xir");
     assert_eq!(s.name_of(p), "driver/x.xir");
 }
+
+#[test]
+fn temporary_directory_is_made_only_when_needed() {
+    let s = suite("lazy-tmp");
+    // No %t and no relative path: nothing is created on disk.
+    let (st, log) = run(
+        &s,
+        "d/plain.xir",
+        "// RUN: echo hi | FileCheck %s\n// CHECK: hi\n",
+    );
+    assert_eq!(st, Status::Pass, "{log}");
+    assert!(!s.tmp_root.join("d").exists());
+    // %t: its directory exists before the first command.
+    let (st, log) = run(
+        &s,
+        "d/named.xir",
+        "// RUN: echo hi > %t\n// RUN: FileCheck %s < %t\n// CHECK: hi\n",
+    );
+    assert_eq!(st, Status::Pass, "{log}");
+    assert!(s.tmp_root.join("d/Output/named.xir.tmp").is_file());
+    // A relative path (redirection or builtin operand) makes the working directory.
+    let (st, log) = run(
+        &s,
+        "e/relative.xir",
+        "// RUN: echo hi > rel.txt\n// RUN: cat rel.txt | FileCheck %s\n// CHECK: hi\n",
+    );
+    assert_eq!(st, Status::Pass, "{log}");
+    assert!(s.tmp_root.join("e/rel.txt").is_file());
+}

@@ -8,12 +8,16 @@
 //! Prints one `RESULT: name` line per test that did not pass (all with `-v`), the logs
 //! of failures (of every test with `-a`), and a closing `N passed, N failed` line. Exit status 1 if anything
 //! failed (FAIL, XPASS, UNRESOLVED).
+//!
+//! Tests run slowest first, by the times of the previous run (kept in
+//! `<target>/xir-lit-tmp/.xir-lit-times`), so a long test does not start last.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use xir_test_corpus::lit::commands::ExternalCommand;
 use xir_test_corpus::lit::runner::{Status, Suite};
+use xir_test_corpus::lit::schedule::History;
 
 fn collect(p: &Path, out: &mut Vec<PathBuf>) {
     if p.is_dir() {
@@ -86,6 +90,14 @@ fn main() {
             }
         }
     }
+    // Slowest first (as lit does), from the times of the previous run.
+    let mut files: Vec<PathBuf> = files
+        .iter()
+        .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
+        .collect();
+    let history_file = suite.tmp_root.join(".xir-lit-times");
+    let mut history = History::load(&history_file);
+    history.order(&mut files);
     let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -94,17 +106,24 @@ fn main() {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(f) = files.get(i) else { break };
-                    let abs = std::path::absolute(f).unwrap_or_else(|_| f.clone());
-                    let o = suite.run_file(&abs);
+                    let o = suite.run_file(f);
                     results
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
-                        .push((suite.name_of(&abs), o));
+                        .push((f, o));
                 }
             });
         }
     });
-    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    for (f, o) in &results {
+        history.record(f, o.elapsed);
+    }
+    history.save(&history_file);
+    let mut results: Vec<(String, _)> = results
+        .into_iter()
+        .map(|(f, o)| (suite.name_of(f), o))
+        .collect();
     results.sort_by(|a, b| a.0.cmp(&b.0));
     let (mut passed, mut failed) = (0, 0);
     for (name, o) in &results {

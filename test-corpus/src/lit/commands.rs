@@ -60,14 +60,29 @@ pub struct Io<'a> {
 }
 
 impl Io<'_> {
-    /// `p` resolved against the working directory.
+    /// `p` resolved against the working directory (made first if `p` is relative: the
+    /// runner creates it lazily).
     pub fn path(&self, p: &str) -> PathBuf {
-        let p = Path::new(p);
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.cwd.join(p)
-        }
+        resolve(self.cwd, p)
+    }
+}
+
+/// Makes `dir` if it does not exist yet (best effort: a failure shows up as the error of
+/// the file operation that follows).
+pub fn ensure_dir(dir: &Path) {
+    if !dir.as_os_str().is_empty() && !dir.is_dir() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+}
+
+/// `p` resolved against `cwd`, which is made first if `p` is relative.
+pub fn resolve(cwd: &Path, p: &str) -> PathBuf {
+    let p = Path::new(p);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        ensure_dir(cwd);
+        cwd.join(p)
     }
 }
 
@@ -324,6 +339,7 @@ pub struct ExternalCommand {
 impl Command for ExternalCommand {
     fn run(&self, io: &mut Io<'_>) -> ExitStatus {
         use std::process::{Command as Proc, Stdio};
+        ensure_dir(io.cwd);
         let child = Proc::new(&self.program)
             .args(io.args)
             .current_dir(io.cwd)

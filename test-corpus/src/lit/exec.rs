@@ -115,14 +115,7 @@ fn run_command(
             args = &args[1..];
         }
     }
-    let resolve = |p: &str| -> PathBuf {
-        let p = Path::new(p);
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            env.cwd.join(p)
-        }
-    };
+    let resolve = |p: &str| -> PathBuf { super::commands::resolve(env.cwd, p) };
     let mut stdin = stdin;
     let (mut fd1, mut fd2) = (Dest::Out, Dest::Err);
     for r in &cmd.redirects {

@@ -5,7 +5,8 @@
 //! RUN command into a command model ([`shell`]) and executes it in-process
 //! ([`exec`]) with programs from an extensible [`commands::CommandTable`]. No shell and
 //! (for the standard table) no child process is involved. [`runner::Suite`] ties it
-//! together and reports lit's result codes.
+//! together and reports lit's result codes; [`schedule`] orders a parallel run slowest
+//! first.
 //!
 //! ```no_run
 //! use xir_test_corpus::lit::runner::Suite;
@@ -20,5 +21,6 @@ pub mod directives;
 pub mod exec;
 pub mod features;
 pub mod runner;
+pub mod schedule;
 pub mod shell;
 pub mod subst;

@@ -117,6 +117,15 @@ impl TestPaths {
     }
 }
 
+/// Whether a RUN command names the test's temporary path or directory (`%t`, `%T` and
+/// their spellings), so that directory must exist before it runs. `%%t` counts too: a
+/// false positive only costs a directory.
+pub fn mentions_tmp(cmd: &str) -> bool {
+    ["%t", "%T", "%/t", "%/T", "%basename_t", "%{t:stem}"]
+        .iter()
+        .any(|k| cmd.contains(k))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +143,25 @@ mod tests {
              /tmp/root/driver/Output % %s a.xir a %q"
         );
         assert_eq!(p.expand("%t.out"), "/tmp/root/driver/Output/a.xir.tmp.out");
+    }
+
+    #[test]
+    fn temporary_mentions() {
+        for c in [
+            "x > %t",
+            "cat %T/a",
+            "x %/t",
+            "echo %basename_t",
+            "x %{t:stem}",
+        ] {
+            assert!(mentions_tmp(c), "{c}");
+        }
+        for c in [
+            "xir-opt %s | xir-filecheck %s",
+            "x %S/Inputs/a",
+            "x %{s:stem}",
+        ] {
+            assert!(!mentions_tmp(c), "{c}");
+        }
     }
 }
