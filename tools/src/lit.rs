@@ -80,6 +80,10 @@ pub struct LitOracle {
     original: Vec<u8>,
     args: Vec<String>,
     features: std::collections::BTreeSet<String>,
+    /// One scratch directory for every candidate run (creating and deleting a fresh
+    /// directory per candidate cost 5-7 ms each on a busy disk); the lock keeps two
+    /// evaluations from sharing it at once.
+    scratch: Mutex<TempDir>,
 }
 
 impl LitOracle {
@@ -95,6 +99,7 @@ impl LitOracle {
             original,
             args: Vec::new(),
             features: xir_test_corpus::lit::features::detect(),
+            scratch: Mutex::new(TempDir::new("lit").map_err(|e| e.to_string())?),
         };
         let (_, caps, _) = o.run(&o.original.clone(), &Edit::none()).map_err(|u| u.0)?;
         let with: Vec<&Captured> = caps.iter().filter(|c| c.edited).collect();
@@ -129,7 +134,15 @@ impl LitOracle {
 
     /// Runs the test with `text` as its content.
     fn run(&self, text: &[u8], edit: &Edit) -> Result<(Status, Vec<Captured>, String), Undecided> {
-        let tmp = TempDir::new("lit").map_err(|e| Undecided(e.to_string()))?;
+        let tmp = self
+            .scratch
+            .lock()
+            .map_err(|_| Undecided("the scratch directory lock is poisoned".into()))?;
+        // Whatever a previous candidate left under %t must not leak into this run.
+        let tmp_root = tmp.join("tmp");
+        if tmp_root.exists() {
+            std::fs::remove_dir_all(&tmp_root).map_err(|e| Undecided(e.to_string()))?;
+        }
         let path = if text == self.original.as_slice() {
             self.test.clone()
         } else {
@@ -150,7 +163,7 @@ impl LitOracle {
             table: edited_table(self.runner.clone(), edit.clone(), log.clone()),
             features: self.features.clone(),
             source_root: root,
-            tmp_root: tmp.join("tmp"),
+            tmp_root,
         };
         let outcome = suite.run_file(&path);
         let caps = log.lock().map(|l| l.clone()).unwrap_or_default();
