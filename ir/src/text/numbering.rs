@@ -364,12 +364,25 @@ fn successor_operands(f: &Function, b: BlockId) -> &[Value] {
 
 /// Distinct successors of `b` in operand order (upstream's `traverse_successors`).
 pub(crate) fn successors(f: &Function, b: BlockId) -> Vec<BlockId> {
+    // A linear scan for the usual few successors; a set once a switch has many, so a
+    // switch with thousands of cases is not quadratic.
+    const SCAN_LIMIT: usize = 16;
     let mut out: Vec<BlockId> = Vec::new();
+    let mut seen: FxHashSet<BlockId> = FxHashSet::default();
     for v in successor_operands(f, b) {
-        if let Value::Block(s) = *v
-            && f.blocks.is_valid(s)
-            && !out.contains(&s)
-        {
+        let Value::Block(s) = *v else { continue };
+        if !f.blocks.is_valid(s) {
+            continue;
+        }
+        let new = if out.len() < SCAN_LIMIT {
+            !out.contains(&s)
+        } else {
+            if seen.is_empty() {
+                seen.extend(out.iter().copied());
+            }
+            seen.insert(s)
+        };
+        if new {
             out.push(s);
         }
     }
