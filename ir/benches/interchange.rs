@@ -5,6 +5,8 @@
 //! Run with `cargo bench -p xir-ir --bench interchange`. Figures are medians of several
 //! runs; the verifier (which both readers and writers run) is timed separately too.
 
+mod common;
+use common::cpu_time;
 use std::time::{Duration, Instant};
 use xir_ir::function::{ArgKind, FunctionKind};
 use xir_ir::inst::InstKind;
@@ -38,28 +40,6 @@ fn big_module(chains: usize, len: usize) -> Module {
         b.ret(e, Some(v));
     }
     m
-}
-
-/// CPU time (user + system) of this process, from `/proc/self/stat` (Linux; zero
-/// elsewhere). On a loaded machine it is a steadier figure than wall time.
-fn cpu_time() -> Duration {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return Duration::ZERO;
-    };
-    let fields: Vec<&str> = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    // After the command name: state is field 0, utime 11, stime 12 (clock ticks, 100 Hz).
-    Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
 /// Median wall time and median CPU time of `runs` runs, and the last result.

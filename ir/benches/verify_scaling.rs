@@ -14,6 +14,8 @@
 //! `valgrind --tool=callgrind --toggle-collect='xir_ir::verify::verify_module*'` for
 //! repeatable instruction counts.
 
+mod common;
+use common::cpu_time;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 use xir_ir::verify::{VerifyOptions, verify_module};
@@ -137,26 +139,6 @@ fn switch_run(n: usize) -> String {
         "%w{k}:\n    %bl: void = break %m;\n%u:\n    %ju: void = br %p;\n%m:\n    %r: void = return;\n}};\n"
     );
     s
-}
-
-/// CPU time (user + system) of this process, from `/proc/self/stat` (Linux).
-fn cpu_time() -> Duration {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return Duration::ZERO;
-    };
-    let fields: Vec<&str> = stat
-        .rsplit(')')
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
 /// Median CPU time of one verification over `runs` samples; each sample repeats the

@@ -358,32 +358,8 @@ pub fn form_name(f: FormRequirement) -> &'static str {
     }
 }
 
-/// Edit distance between `a` and `b` (by characters): insertions, deletions,
-/// substitutions and transpositions of adjacent characters each cost 1 (optimal string
-/// alignment), so `lcim` is one edit from `licm`.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let w = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * w];
-    for (j, slot) in d.iter_mut().take(w).enumerate() {
-        *slot = j;
-    }
-    for i in 1..=a.len() {
-        d[i * w] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[(i - 1) * w + j] + 1)
-                .min(d[i * w + j - 1] + 1)
-                .min(d[(i - 1) * w + j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[(i - 2) * w + j - 2] + 1);
-            }
-            d[i * w + j] = v;
-        }
-    }
-    d[a.len() * w + b.len()]
-}
+/// Edit distance between names (shared with the text parser's suggestions).
+pub use xir_ir::text::edit_distance;
 
 /// The `limit` candidates closest to `name`, best first (ties by name); a candidate
 /// qualifies when its distance is at most `max(1, len/3)`, or when one name contains the

@@ -21,3 +21,4 @@ mod tyres;
 
 pub use parse::parse_module;
 pub use print::{IdStyle, PrintOptions, print_module};
+pub use syntax::edit_distance;

@@ -56,8 +56,11 @@ const INST_KEYWORDS: &[&str] = &[
     "assume",
 ];
 
-/// Edit distance with adjacent transpositions (optimal string alignment; small inputs).
-fn distance(a: &str, b: &str) -> usize {
+/// Edit distance between `a` and `b` (by characters): insertions, deletions,
+/// substitutions and transpositions of adjacent characters each cost 1 (optimal string
+/// alignment), so `lcim` is one edit from `licm`. Meant for short names (suggestions
+/// for op, keyword and pass names); the pass registry uses it too.
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let w = b.len() + 1;
@@ -92,7 +95,7 @@ pub fn suggest<'a>(word: &str, cands: impl Iterator<Item = &'a str>) -> Option<&
     let limit = (word.chars().count() / 3).max(1);
     let mut best: Option<(usize, &str)> = None;
     for &c in &cands {
-        let d = distance(word, c);
+        let d = edit_distance(word, c);
         if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
