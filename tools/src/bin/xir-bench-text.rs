@@ -17,6 +17,17 @@ fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Parses `src`, or prints the first diagnostics and exits 1 (the input must be valid).
+fn parse_or_exit(path: &str, src: &str) -> (xir_ir::Module, xir_ir::source_map::SourceMap) {
+    match parse_module(src) {
+        Ok(x) => x,
+        Err(d) => {
+            eprint!("{}", xir_ir::diag::render(path, src, &d[..d.len().min(5)]));
+            std::process::exit(1);
+        }
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -44,20 +55,11 @@ fn main() {
     let mb = src.len() as f64 / 1e6;
     if once {
         let t = Instant::now();
-        let (m, _map) = match parse_module(&src) {
-            Ok(x) => x,
-            Err(d) => {
-                eprint!(
-                    "{}",
-                    xir_ir::diag::render(&path, &src, &d[..d.len().min(5)])
-                );
-                std::process::exit(1);
-            }
-        };
+        let (m, map) = parse_or_exit(&path, &src);
         let parse_s = t.elapsed().as_secs_f64();
         let after_parse = peak_rss_bytes().unwrap_or(0);
         let t = Instant::now();
-        let errors = verify_module(&m, &VerifyOptions::default(), Some(&_map)).len();
+        let errors = verify_module(&m, &VerifyOptions::default(), Some(&map)).len();
         let verify_s = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let out = print_module(&m, &PrintOptions::default());
@@ -92,16 +94,7 @@ fn main() {
     let mut out_len = 0;
     for _ in 0..iters {
         let t = Instant::now();
-        let (m, map) = match parse_module(&src) {
-            Ok(x) => x,
-            Err(d) => {
-                eprint!(
-                    "{}",
-                    xir_ir::diag::render(&path, &src, &d[..d.len().min(5)])
-                );
-                std::process::exit(1);
-            }
-        };
+        let (m, map) = parse_or_exit(&path, &src);
         parse_t.push(t.elapsed().as_secs_f64());
         n = m.inst_count();
         let t = Instant::now();
