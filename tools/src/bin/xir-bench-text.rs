@@ -42,6 +42,14 @@ fn main() {
         match a.as_str() {
             "--iters" => iters = args.next().and_then(|s| s.parse().ok()).unwrap_or(5).max(1),
             "--once" => once = true,
+            "-h" | "--help" => {
+                println!("usage: xir-bench-text FILE [--iters K] [--once]");
+                return;
+            }
+            _ if a.starts_with('-') => {
+                eprintln!("xir-bench-text: unknown option '{a}'");
+                std::process::exit(2);
+            }
             _ => path = Some(a),
         }
     }
@@ -50,7 +58,13 @@ fn main() {
         std::process::exit(2);
     };
     let t0 = Instant::now();
-    let src = std::fs::read_to_string(&path).expect("read input");
+    let src = match std::fs::read_to_string(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("xir-bench-text: cannot read '{path}': {e}");
+            std::process::exit(1);
+        }
+    };
     let read_s = t0.elapsed().as_secs_f64();
     let mb = src.len() as f64 / 1e6;
     if once {
