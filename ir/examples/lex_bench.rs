@@ -1,13 +1,24 @@
-//! Lexing throughput (debugging aid).
+//! Lexing throughput (debugging aid): the plain logos lexer, and the same tokens through
+//! `lex_ahead` inline and on its helper thread (with a trivial consumer).
 use logos::Logos;
+use xir_ir::text::lex_ahead::with_tokens;
 use xir_ir::text::lexer::Tok;
 fn main() {
     let path = std::env::args().nth(1).expect("file");
     let src = std::fs::read_to_string(&path).expect("read");
     let t = std::time::Instant::now();
-    let mut n = 0usize;
-    for _token in Tok::lexer(&src) {
-        n += 1;
+    let n = Tok::lexer(&src).count();
+    println!("logos:          {n} tokens in {:?}", t.elapsed());
+    for (label, thread) in [("inline", false), ("helper thread", true)] {
+        let t = std::time::Instant::now();
+        let (n, ends) = with_tokens(&src, thread, |toks| {
+            toks.fold((0usize, 0u64), |(n, s), (_, sp)| {
+                (n + 1, s + u64::from(sp.end))
+            })
+        });
+        println!(
+            "{label:15} {n} tokens in {:?} (checksum {ends})",
+            t.elapsed()
+        );
     }
-    println!("{n} tokens in {:?}", t.elapsed());
 }

@@ -8,6 +8,7 @@ pub mod escape;
 pub mod infer;
 mod insts;
 mod items;
+pub mod lex_ahead;
 pub mod lexer;
 mod literal;
 mod meta;
