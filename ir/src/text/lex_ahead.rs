@@ -90,7 +90,7 @@ impl<'s> Iterator for LexedTokens<'s> {
                         return None;
                     }
                 }
-                let t = batch[*next].clone();
+                let t = batch[*next];
                 *next += 1;
                 Some(t)
             }
