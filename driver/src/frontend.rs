@@ -68,14 +68,27 @@ pub fn encode_interchange(module: &Module, bitcode: bool) -> Result<Vec<u8>, Vec
     })
 }
 
-/// Prints a module in canonical form.
-pub fn print_module(module: &Module, choice: PrintChoice) -> Result<String, Vec<Diagnostic>> {
-    let opts = PrintOptions {
+fn print_options(choice: PrintChoice) -> PrintOptions {
+    PrintOptions {
         flat: choice.flat,
         debug_info: choice.debug_info,
         ..PrintOptions::default()
-    };
-    Ok(xir_ir::text::print::print_module(module, &opts))
+    }
+}
+
+/// Prints a module in canonical form.
+pub fn print_module(module: &Module, choice: PrintChoice) -> String {
+    xir_ir::text::print::print_module(module, &print_options(choice))
+}
+
+/// Prints a module in canonical form to `w`, without holding the whole text (the bytes
+/// are exactly [`print_module`]'s). Fails only if `w` does.
+pub fn print_module_to(
+    module: &Module,
+    choice: PrintChoice,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    w.write_all(print_module(module, choice).as_bytes())
 }
 
 /// Parses a comma-separated `--verify-options` list.

@@ -70,9 +70,38 @@ pub fn stderr_is_terminal() -> bool {
 /// Buffered result of one run, written out only at the end.
 #[derive(Default)]
 struct Outcome {
-    out: Vec<u8>,
+    out: Rendered,
     err: String,
     code: i32,
+}
+
+/// Standard output of a run: bytes, or a module printed straight into the writer at the
+/// end (so a large module's text never exists in memory as a whole).
+enum Rendered {
+    Bytes(Vec<u8>),
+    Module(Box<xir_ir::Module>, frontend::PrintChoice),
+}
+
+impl Default for Rendered {
+    fn default() -> Self {
+        Rendered::Bytes(Vec::new())
+    }
+}
+
+impl Rendered {
+    fn write_to(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        match self {
+            Rendered::Bytes(b) => w.write_all(b),
+            Rendered::Module(m, choice) => frontend::print_module_to(m, *choice, w),
+        }
+    }
+
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Rendered::Bytes(b) => b,
+            Rendered::Module(m, choice) => frontend::print_module(&m, choice).into_bytes(),
+        }
+    }
 }
 
 impl Outcome {
@@ -94,7 +123,15 @@ pub fn xir_opt_main(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> i32 {
-    let outcome = match catch_unwind(AssertUnwindSafe(|| run(args, stdin))) {
+    // Printing a module happens while writing standard output, so it runs under the
+    // same panic guard as everything else.
+    let outcome = match catch_unwind(AssertUnwindSafe(|| {
+        let mut o = run(args, stdin);
+        // Broken pipes and the like are not worth a different exit status.
+        let _ = o.out.write_to(stdout);
+        o.out = Rendered::default();
+        o
+    })) {
         Ok(o) => o,
         Err(payload) => {
             let msg = payload
@@ -111,8 +148,6 @@ pub fn xir_opt_main(
             }
         }
     };
-    // Broken pipes and the like are not worth a different exit status.
-    let _ = stdout.write_all(&outcome.out);
     let _ = stdout.flush();
     let _ = stderr.write_all(outcome.err.as_bytes());
     let _ = stderr.flush();
@@ -130,7 +165,7 @@ pub fn needs_stdin(args: &[String]) -> bool {
 /// What one chunk produced.
 struct ChunkResult {
     padded: String,
-    output: Option<Vec<u8>>,
+    output: Option<Rendered>,
     diags: Vec<Diagnostic>,
     /// Pipeline log (warnings, dumps, reports) and rendered pipeline errors.
     log: String,
@@ -205,7 +240,7 @@ fn process_chunk(
         }
         if matches!(cli.emit, Emit::Interchange | Emit::Bitcode) {
             return match frontend::encode_interchange(&module, cli.emit == Emit::Bitcode) {
-                Ok(b) => Some(b),
+                Ok(b) => Some(Rendered::Bytes(b)),
                 Err(d) => {
                     diags.extend(d);
                     None
@@ -217,18 +252,13 @@ fn process_chunk(
             debug_info: cli.debug_info,
         };
         // The input text is only needed to render diagnostics and to match
-        // `expected-*` comments. With neither pending, free it before the printer
-        // allocates the output: the peak is then the IR plus one text, not two.
+        // `expected-*` comments. With neither pending, free it before printing: the
+        // peak is then the IR alone (the module is printed while the output is written,
+        // see `Rendered`).
         if diags.is_empty() && !cli.verify_diagnostics {
             padded = String::new();
         }
-        match frontend::print_module(&module, choice) {
-            Ok(s) => Some(s.into_bytes()),
-            Err(d) => {
-                diags.extend(d);
-                None
-            }
-        }
+        Some(Rendered::Module(Box::new(module), choice))
     })();
     ChunkResult {
         padded,
@@ -273,7 +303,7 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
             let text = e.render().to_string();
             return match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => Outcome {
-                    out: text.into_bytes(),
+                    out: Rendered::Bytes(text.into_bytes()),
                     ..Outcome::default()
                 },
                 _ => Outcome {
@@ -305,7 +335,7 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
     if let Some(early) = pipeline::early_output(&cli) {
         return match early {
             Ok(text) => Outcome {
-                out: text.into_bytes(),
+                out: Rendered::Bytes(text.into_bytes()),
                 ..Outcome::default()
             },
             Err(e) => pipeline_error(e),
@@ -385,18 +415,18 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         .map(|r| r.code)
         .find(|c| *c != EXIT_OK)
         .unwrap_or(EXIT_USER_ERROR);
-    let mut outputs: Vec<Vec<u8>> = results
+    let mut outputs: Vec<Rendered> = results
         .into_iter()
         .map(|r| r.output.unwrap_or_default())
         .collect();
-    let text: Vec<u8> = if outputs.len() == 1 {
+    let text = if outputs.len() == 1 {
         outputs.pop().unwrap_or_default()
     } else {
         let strings: Vec<String> = outputs
             .into_iter()
-            .map(|o| String::from_utf8_lossy(&o).into_owned())
+            .map(|o| String::from_utf8_lossy(&o.into_bytes()).into_owned())
             .collect();
-        split::join(&strings).into_bytes()
+        Rendered::Bytes(split::join(&strings).into_bytes())
     };
 
     let mut outcome = Outcome {
@@ -407,7 +437,9 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
     match cli.output.as_deref() {
         None | Some("-") => outcome.out = text,
         Some(path) if ok => {
-            if let Err(e) = output::write_atomically(std::path::Path::new(path), &text) {
+            if let Err(e) =
+                output::write_atomically_with(std::path::Path::new(path), |w| text.write_to(w))
+            {
                 outcome
                     .err
                     .push_str(&format!("error: cannot write '{path}': {}\n", io_msg(&e)));

@@ -33,20 +33,37 @@ fn temp_path(target: &Path) -> std::io::Result<PathBuf> {
 
 /// Writes `data` to `target` through a temporary file and a rename.
 pub fn write_atomically(target: &Path, data: &[u8]) -> std::io::Result<()> {
-    let tmp = temp_path(target)?;
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.write_all(data)?;
-        drop(f);
-        std::fs::rename(&tmp, target)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    write_atomically_with(target, |w| w.write_all(data))
+}
+
+/// Lets `write` fill a temporary file next to `target` (through a buffer), then renames
+/// it over `target`. If `write` or the rename fails the temporary file is removed and
+/// `target` is untouched.
+pub fn write_atomically_with(
+    target: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let tmp = TempFile(temp_path(target)?);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp.0)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
+    write(&mut w)?;
+    w.into_inner().map_err(|e| e.into_error())?;
+    std::fs::rename(&tmp.0, target)?;
+    std::mem::forget(tmp);
+    Ok(())
+}
+
+/// Removes the temporary file when dropped: on every early return and also when the
+/// writer panics (the driver catches panics and reports an internal error).
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
-    result
 }
 
 #[cfg(test)]
@@ -68,6 +85,37 @@ mod tests {
         write_atomically(&t, b"two").unwrap();
         assert_eq!(std::fs::read(&t).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn failed_writer_leaves_target_and_no_temp_file() {
+        let d = scratch("failing");
+        let t = d.join("out.xir");
+        write_atomically(&t, b"old").unwrap();
+        let r = write_atomically_with(&t, |w| {
+            w.write_all(b"partial")?;
+            Err(std::io::Error::other("printer failed"))
+        });
+        assert!(r.is_err());
+        assert_eq!(std::fs::read(&t).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn panicking_writer_leaves_no_temp_file() {
+        let d = scratch("panicking");
+        let t = d.join("out.xir");
+        let r = std::panic::catch_unwind(|| {
+            write_atomically_with(&t, |w| {
+                w.write_all(b"partial")?;
+                panic!("printer bug")
+            })
+        });
+        assert!(r.is_err());
+        assert!(!t.exists());
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
         let _ = std::fs::remove_dir_all(&d);
     }
 

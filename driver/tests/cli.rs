@@ -179,3 +179,39 @@ fn binary_exit_codes_and_streams() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("USAGE: xir-opt"));
 }
+
+#[test]
+fn output_file_and_stdout_carry_the_same_bytes() {
+    // The module is printed while the output is written (no whole text in memory);
+    // stdout, `-o FILE` and the library printer must agree byte for byte.
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/saxpy.xir"
+    ))
+    .unwrap();
+    let d = scratch("same-bytes");
+    let file = d.join("out.xir");
+    let (module, _) = xir_ir::text::parse_module(&src).unwrap();
+    for flags in [&[][..], &["--emit=xir-flat"][..], &["--debug-info"][..]] {
+        let mut args: Vec<&str> = flags.to_vec();
+        let to_stdout = opt(&args, src.as_bytes());
+        assert_eq!(to_stdout.code, 0, "{}", to_stdout.err);
+        args.extend(["-o", file.to_str().unwrap()]);
+        let to_file = opt(&args, src.as_bytes());
+        assert_eq!(to_file.code, 0, "{}", to_file.err);
+        assert!(to_file.out.is_empty());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), to_stdout.out);
+        let opts = xir_ir::text::PrintOptions {
+            flat: flags.contains(&"--emit=xir-flat"),
+            debug_info: flags.contains(&"--debug-info"),
+            ..Default::default()
+        };
+        assert_eq!(to_stdout.out, xir_ir::text::print_module(&module, &opts));
+    }
+    assert_eq!(
+        std::fs::read_dir(&d).unwrap().count(),
+        1,
+        "no temporary left"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

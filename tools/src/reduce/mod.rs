@@ -57,20 +57,13 @@ pub struct DriverCodec;
 
 impl Codec for DriverCodec {
     fn print(&self, m: &Module) -> Result<String, String> {
-        xir_driver::frontend::print_module(m, Default::default()).map_err(render)
+        Ok(xir_driver::frontend::print_module(m, Default::default()))
     }
     fn parse(&self, text: &str) -> Result<Module, String> {
         xir_driver::frontend::parse_module(text)
             .map(|(m, _)| m)
             .map_err(|d| xir_ir::diag::render("<input>", text, &d))
     }
-}
-
-fn render(d: Vec<xir_ir::diag::Diagnostic>) -> String {
-    d.iter()
-        .map(|x| x.message.clone())
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// Verifier errors of `m`, rendered; empty when it is clean.
