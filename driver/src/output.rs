@@ -48,12 +48,98 @@ pub fn write_atomically_with(
         .write(true)
         .create_new(true)
         .open(&tmp.0)?;
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, f);
-    write(&mut w)?;
-    w.into_inner().map_err(|e| e.into_error())?;
+    write_behind(f, write)?;
     std::fs::rename(&tmp.0, target)?;
     std::mem::forget(tmp);
     Ok(())
+}
+
+/// Bytes per buffer handed to the writer thread.
+const CHUNK: usize = 1 << 20;
+
+/// Runs `produce` with a writer whose bytes reach `sink` on a second thread, so the
+/// system calls that copy a large output into the page cache overlap with producing it
+/// (the printer). Buffers of [`CHUNK`] bytes travel through a bounded channel (two in
+/// flight) and come back to be refilled. The first error of either side is returned.
+pub fn write_behind<W: Write + Send>(
+    mut sink: W,
+    produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    std::thread::scope(|scope| {
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+        let (empty_tx, empty_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+        let writer = scope.spawn(move || -> std::io::Result<()> {
+            for mut chunk in full_rx {
+                sink.write_all(&chunk)?;
+                chunk.clear();
+                let _ = empty_tx.try_send(chunk);
+            }
+            sink.flush()
+        });
+        let mut w = ChunkSender {
+            buf: Vec::with_capacity(CHUNK),
+            full: Some(full_tx),
+            empty: empty_rx,
+        };
+        let produced = produce(&mut w).and_then(|()| w.flush_chunk());
+        // Closing the channel ends the writer thread once it has written the rest.
+        w.full = None;
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("writer thread panicked")));
+        // A writer-side error explains a producer-side "writer thread stopped".
+        written.and(produced)
+    })
+}
+
+/// The producer's end of [`write_behind`].
+struct ChunkSender {
+    buf: Vec<u8>,
+    full: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    empty: std::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl ChunkSender {
+    fn flush_chunk(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let next = self
+            .empty
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(CHUNK));
+        let chunk = std::mem::replace(&mut self.buf, next);
+        let stopped = || std::io::Error::other("writer thread stopped");
+        self.full
+            .as_ref()
+            .ok_or_else(stopped)?
+            .send(chunk)
+            .map_err(|_| stopped())
+    }
+}
+
+impl Write for ChunkSender {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.write_all(data)?;
+        Ok(data.len())
+    }
+
+    fn write_all(&mut self, mut data: &[u8]) -> std::io::Result<()> {
+        while !data.is_empty() {
+            let room = CHUNK - self.buf.len();
+            let (now, rest) = data.split_at(room.min(data.len()));
+            self.buf.extend_from_slice(now);
+            data = rest;
+            if self.buf.len() == CHUNK {
+                self.flush_chunk()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Removes the temporary file when dropped: on every early return and also when the
@@ -117,6 +203,51 @@ mod tests {
         assert!(!t.exists());
         assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn write_behind_delivers_every_byte_in_order() {
+        let mut expected = Vec::new();
+        for i in 0..600_000u32 {
+            expected.extend_from_slice(format!("{i},").as_bytes());
+        }
+        assert!(expected.len() > 2 * CHUNK);
+        let mut got = Vec::new();
+        write_behind(&mut got, |w| {
+            // Uneven pieces, some larger than a chunk.
+            let mut rest = &expected[..];
+            let mut n = 1;
+            while !rest.is_empty() {
+                let (a, b) = rest.split_at((n * 7919 % (3 * CHUNK)).min(rest.len()).max(1));
+                w.write_all(a)?;
+                rest = b;
+                n += 1;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(got.len(), expected.len());
+        assert!(got == expected, "bytes differ");
+    }
+
+    #[test]
+    fn write_behind_reports_the_sink_error() {
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let r = write_behind(Full, |w| {
+            for _ in 0..10 {
+                w.write_all(&vec![b'x'; CHUNK])?;
+            }
+            Ok(())
+        });
+        assert_eq!(r.unwrap_err().to_string(), "disk full");
     }
 
     #[test]
