@@ -1,7 +1,8 @@
 //! Lexing one step ahead of the parser, on a second thread.
 //!
-//! [`LexedTokens`] yields exactly what `Tok::lexer(src)` yields, with each token's
-//! [`Span`]. For inputs of at least [`THREAD_MIN_BYTES`] it runs the logos lexer on a
+//! [`LexedTokens`] yields the logos tokens of `src` with their [`Span`]s, plus the one
+//! context rule of the text format: after `name =` the rest of the metadata value up to
+//! `,`, `]` or the end of the line is one [`Tok::RawName`] ([`NameLexer`]). For inputs of at least [`THREAD_MIN_BYTES`] it runs the logos lexer on a
 //! scoped helper thread that hands over batches of [`BATCH`] tokens through a bounded
 //! channel (at most [`IN_FLIGHT`] batches ahead, so memory stays a few hundred KB
 //! whatever the input size); empty batches travel back to be refilled, so the steady
@@ -38,7 +39,7 @@ pub struct LexedTokens<'s> {
 }
 
 enum Source<'s> {
-    Inline(logos::Lexer<'s, Tok<'s>>),
+    Inline(NameLexer<'s>),
     Ahead {
         batch: Vec<Lexed<'s>>,
         next: usize,
@@ -52,17 +53,67 @@ fn span_of(r: std::ops::Range<usize>) -> Span {
     Span::new(r.start, r.end)
 }
 
+/// The logos lexer plus the raw-name rule: `name` `=` makes the rest of the value, up to
+/// `,`, `]` or the end of the line (trailing blanks trimmed), one [`Tok::RawName`]
+/// unless it starts with a quote (then the string token is lexed as usual).
+pub struct NameLexer<'s> {
+    lex: logos::Lexer<'s, Tok<'s>>,
+    /// 1 after the word `name`, 2 after `name =`.
+    name_state: u8,
+}
+
+impl<'s> NameLexer<'s> {
+    /// A lexer at the start of `src`.
+    pub fn new(src: &'s str) -> Self {
+        NameLexer {
+            lex: Tok::lexer(src),
+            name_state: 0,
+        }
+    }
+
+    #[cold]
+    fn raw_name(&mut self) -> Option<Lexed<'s>> {
+        let rem = self.lex.remainder();
+        let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
+        let body = &rem[lead..];
+        if body.is_empty() || body.starts_with(['"', ',', ']', '\n', '\r']) {
+            return None;
+        }
+        let end = body.find([',', ']', '\n', '\r']).unwrap_or(body.len());
+        let raw = body[..end].trim_end();
+        let start = self.lex.span().end + lead;
+        self.lex.bump(lead + end);
+        Some((Ok(Tok::RawName(raw)), Span::new(start, start + raw.len())))
+    }
+}
+
+impl<'s> Iterator for NameLexer<'s> {
+    type Item = Lexed<'s>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Lexed<'s>> {
+        if self.name_state == 2 {
+            self.name_state = 0;
+            if let Some(t) = self.raw_name() {
+                return Some(t);
+            }
+        }
+        let t = self.lex.next()?;
+        self.name_state = match t {
+            Ok(Tok::Ident(w)) => u8::from(w == "name"),
+            Ok(Tok::Eq) if self.name_state == 1 => 2,
+            _ => 0,
+        };
+        Some((t, span_of(self.lex.span())))
+    }
+}
+
 impl<'s> LexedTokens<'s> {
     /// Lexes `src` on the calling thread.
     pub fn inline(src: &'s str) -> Self {
         LexedTokens {
-            source: Source::Inline(Tok::lexer(src)),
+            source: Source::Inline(NameLexer::new(src)),
         }
-    }
-
-    fn next_inline(lex: &mut logos::Lexer<'s, Tok<'s>>) -> Option<Lexed<'s>> {
-        let t = lex.next()?;
-        Some((t, span_of(lex.span())))
     }
 }
 
@@ -72,7 +123,7 @@ impl<'s> Iterator for LexedTokens<'s> {
     #[inline]
     fn next(&mut self) -> Option<Lexed<'s>> {
         match &mut self.source {
-            Source::Inline(lex) => Self::next_inline(lex),
+            Source::Inline(lex) => lex.next(),
             Source::Ahead {
                 batch,
                 next,
@@ -141,14 +192,14 @@ fn lex_batches<'s>(
     full: SyncSender<Vec<Lexed<'s>>>,
     empty: Receiver<Vec<Lexed<'s>>>,
 ) {
-    let mut lex = Tok::lexer(src);
+    let mut lex = NameLexer::new(src);
     loop {
         let mut batch = empty
             .try_recv()
             .unwrap_or_else(|_| Vec::with_capacity(BATCH));
         while batch.len() < BATCH {
             match lex.next() {
-                Some(t) => batch.push((t, span_of(lex.span()))),
+                Some(t) => batch.push(t),
                 None => break,
             }
         }
@@ -173,10 +224,24 @@ mod tests {
         let mut s = String::from("module;\n");
         for i in 0..n {
             s.push_str(&format!(
-                "  %{i}: f32 = arithmetic binary_add %a, %b; // users: none\n  $ bad\n"
+                "  %{i}: f32 = arithmetic binary_add %a, %b; // users: none\n  $ bad\n[name = a b{i} ]\n"
             ));
         }
         s
+    }
+
+    #[test]
+    fn raw_names_follow_name_equals() {
+        let toks: Vec<_> = LexedTokens::inline("[name = my loop 1 , x = name]\nname = \"q\"")
+            .map(|(t, sp)| (t.unwrap(), sp.start, sp.end))
+            .collect();
+        assert_eq!(toks[3], (Tok::RawName("my loop 1"), 8, 17));
+        assert_eq!(toks[4].0, Tok::Comma);
+        // `x = name]`: `name` is the value, nothing raw follows `]`.
+        assert_eq!(toks[7].0, Tok::Ident("name"));
+        assert_eq!(toks[8].0, Tok::RBracket);
+        // A quoted name is an ordinary string token.
+        assert_eq!(toks[11].0, Tok::Str("\"q\""));
     }
 
     #[test]
