@@ -85,6 +85,7 @@ macro_rules! op_table {
         op_table! { $(#[$m])* pub enum $name { $($variant = $text, $arity;)* } }
         impl $name {
             /// The typing signature class (operand and result types).
+            #[inline(always)]
             pub const fn signature(self) -> $sig {
                 match self { $($name::$variant => $sig::$class),* }
             }
@@ -560,6 +561,7 @@ impl ArithSignature {
     /// one statement of that typing fact: the verifier checks it (`verify/arith.rs`, with
     /// the class's remaining conditions) and the parser uses it to infer the type of an
     /// undefined operand (`text/infer.rs`).
+    #[inline(always)]
     pub const fn operand_has_result_type(self, k: usize) -> bool {
         use ArithSignature as S;
         match self {
@@ -601,6 +603,7 @@ impl ArithSignature {
 impl ArithmeticOp {
     /// Whether operand `k` must have exactly the instruction's result type (read from the
     /// op's [`ArithSignature`]).
+    #[inline(always)]
     pub const fn operand_has_result_type(self, k: usize) -> bool {
         self.signature().operand_has_result_type(k)
     }

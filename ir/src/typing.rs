@@ -11,6 +11,10 @@
 //!
 //! Rules that need more than this (value categories, shapes, element types, the
 //! remaining conditions of each arithmetic signature) stay with the verifier.
+//!
+//! The functions are `#[inline(always)]`: in a verifier arm that knows the instruction
+//! kind the rule lookup folds away, leaving the same comparison the arm used to spell
+//! out (callgrind: `verify_module` +0.06 % instructions on a 100k-instruction module).
 
 use crate::inst::{InstData, InstKind};
 use crate::types::Type;
@@ -33,6 +37,7 @@ pub enum OperandType {
 
 /// The typing rule for operand `k` of an instruction of kind `kind`, or `None` when its
 /// type does not follow from the instruction alone.
+#[inline(always)]
 pub fn operand_type(kind: &InstKind, k: usize) -> Option<OperandType> {
     match kind {
         // Every incoming value has the phi's type.
@@ -72,6 +77,7 @@ pub trait TypingContext {
 }
 
 /// The type a rule asks for, for instruction `inst` (`None` when it cannot be resolved).
+#[inline(always)]
 pub fn resolve(cx: &impl TypingContext, inst: &InstData, rule: OperandType) -> Option<Type> {
     match rule {
         OperandType::Result => inst.ty,
@@ -89,7 +95,7 @@ pub fn expected_operand_type(cx: &impl TypingContext, inst: &InstData, k: usize)
 
 /// Whether operand `k` of `inst` has the type its rule asks for (true when there is no
 /// rule; false when `k` is out of range).
-#[inline]
+#[inline(always)]
 pub fn operand_type_ok(cx: &impl TypingContext, inst: &InstData, k: usize) -> bool {
     let Some(&v) = inst.operands.get(k) else {
         return false;

@@ -16,8 +16,8 @@ pub(crate) fn vals(fb: &mut Fb<'_>, ts: &[Type]) -> Vec<Value> {
     ts.iter().map(|t| fb.val(*t)).collect()
 }
 
-/// A well-typed instance of arithmetic op `op`: one recipe per `ArithSignature` class of the op
-/// table, with as many operands as the op's arity.
+/// A well-typed instance of arithmetic op `op`: one recipe per `ArithSignature` class of
+/// the op table, with as many operands as the op's arity.
 pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
     let bool_t = fb.m.types.bool();
     let n = dim(fb);

@@ -52,14 +52,15 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
     let t = data_types(fx, d)?;
     let n = t.len();
     // The operands the op table says carry the result type do (the rest of each rule
-    // below is op specific).
+    // below is specific to the op's signature class).
+    let sig = op.signature();
     let same = t
         .iter()
         .enumerate()
-        .all(|(k, x)| !op.operand_has_result_type(k) || *x == r);
+        .all(|(k, x)| !sig.operand_has_result_type(k) || *x == r);
     let soe = |c: Type, ty: Type| c == ty || (tys.is_vector(ty) && tys.element(ty) == Some(c));
     let numeric = |x: Type| tys.numeric_sv(x);
-    let (ok, rule): (bool, &str) = match op.signature() {
+    let (ok, rule): (bool, &str) = match sig {
         S::NumericUnary => (
             same && numeric(r),
             "expects an operand of the result type, a numeric scalar or vector",

@@ -657,18 +657,23 @@ fn check_call(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
 
 /// The typing rules of [`crate::typing`] resolved against the function being verified.
 impl TypingContext for Fx<'_, '_> {
+    #[inline]
     fn value_type(&self, v: Value) -> Option<Type> {
         self.vty(v)
     }
+    #[inline]
     fn return_type(&self) -> Option<Type> {
         self.f.ret
     }
+    #[inline]
     fn bool_type(&self) -> Option<Type> {
         self.m.types.find(&TypeData::Scalar(ScalarKind::Bool))
     }
+    #[inline]
     fn is_bool(&self, t: Type) -> bool {
         self.tys.is_bool(t)
     }
+    #[inline]
     fn param_type(&self, g: FuncId, p: usize) -> Option<Type> {
         let callee = self.m.functions.get(g)?;
         Some(callee.args.get(*callee.arg_order.get(p)?)?.ty)
