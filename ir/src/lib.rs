@@ -32,6 +32,7 @@ pub mod structural_eq;
 pub mod testgen;
 pub mod text;
 pub mod types;
+pub mod typing;
 pub mod uses;
 pub mod value;
 pub mod verify;

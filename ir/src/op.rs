@@ -1,8 +1,11 @@
-//! The op table: every op enum of XIR with its upstream spelling and operand arity.
+//! The op table: every op enum of XIR with its upstream spelling and operand arity, and
+//! for arithmetic ops the typing signature class.
 //!
 //! This file is the single source of truth read by the lexer/parser (`from_name`), the
 //! printers (`name`), the interchange formats (`index`/`from_index`, frozen upstream
-//! order) and the verifier (`arity`, `is_bindless`). Adding an op means adding one row here.
+//! order), the verifier (`arity`, `is_bindless`, `signature`), the parser's type inference
+//! (`signature`) and the test generator (`arity`, `signature`). Adding an op means adding
+//! one row here (and, for a new signature class, one arm in each of those readers).
 
 /// How many operands an op takes (for resource ops: including the resource itself).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -22,6 +25,16 @@ impl Arity {
             Arity::Exact(k) => n == k as usize,
             Arity::AtLeast(k) => n >= k as usize,
             Arity::OneOf(ks) => ks.iter().any(|&k| k as usize == n),
+        }
+    }
+}
+
+impl Arity {
+    /// The operand count when it is fixed.
+    pub const fn exact(self) -> Option<usize> {
+        match self {
+            Arity::Exact(k) => Some(k as usize),
+            _ => None,
         }
     }
 }
@@ -62,8 +75,22 @@ const fn bindless_spelling(s: &str) -> bool {
     true
 }
 
-/// Declares an op enum from a table of `Variant = "spelling", arity;` rows.
+/// Declares an op enum from a table of `Variant = "spelling", arity;` rows, or with a
+/// signature column (`pub enum Name: SigEnum { Variant = "spelling", arity, SigVariant; }`)
+/// also `signature()`.
 macro_rules! op_table {
+    ($(#[$m:meta])* pub enum $name:ident: $sig:ident {
+        $($variant:ident = $text:literal, $arity:expr, $class:ident;)*
+    }) => {
+        op_table! { $(#[$m])* pub enum $name { $($variant = $text, $arity;)* } }
+        impl $name {
+            /// The typing signature class (operand and result types).
+            #[inline(always)]
+            pub const fn signature(self) -> $sig {
+                match self { $($name::$variant => $sig::$class),* }
+            }
+        }
+    };
     ($(#[$m:meta])* pub enum $name:ident { $($variant:ident = $text:literal, $arity:expr;)* }) => {
         $(#[$m])*
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -171,101 +198,101 @@ op_table! {
 }
 
 op_table! {
-    /// Arithmetic ops (93, upstream index order).
-    pub enum ArithmeticOp {
-        UnaryMinus = "unary_minus", U;
-        UnaryBitNot = "unary_bit_not", U;
-        BinaryAdd = "binary_add", B;
-        BinarySub = "binary_sub", B;
-        BinaryMul = "binary_mul", B;
-        BinaryDiv = "binary_div", B;
-        BinaryMod = "binary_mod", B;
-        BinaryBitAnd = "binary_bit_and", B;
-        BinaryBitOr = "binary_bit_or", B;
-        BinaryBitXor = "binary_bit_xor", B;
-        BinaryShiftLeft = "binary_shift_left", B;
-        BinaryShiftRight = "binary_shift_right", B;
-        BinaryRotateLeft = "binary_rotate_left", B;
-        BinaryRotateRight = "binary_rotate_right", B;
-        BinaryLess = "binary_less", B;
-        BinaryGreater = "binary_greater", B;
-        BinaryLessEqual = "binary_less_equal", B;
-        BinaryGreaterEqual = "binary_greater_equal", B;
-        BinaryEqual = "binary_equal", B;
-        BinaryNotEqual = "binary_not_equal", B;
-        All = "all", U;
-        Any = "any", U;
-        Select = "select", T;
-        Clamp = "clamp", T;
-        Saturate = "saturate", U;
-        Lerp = "lerp", T;
-        Smoothstep = "smoothstep", T;
-        Step = "step", B;
-        Abs = "abs", U;
-        Min = "min", B;
-        Max = "max", B;
-        Clz = "clz", U;
-        Ctz = "ctz", U;
-        Popcount = "popcount", U;
-        Reverse = "reverse", U;
-        Isinf = "isinf", U;
-        Isnan = "isnan", U;
-        Acos = "acos", U;
-        Acosh = "acosh", U;
-        Asin = "asin", U;
-        Asinh = "asinh", U;
-        Atan = "atan", U;
-        Atan2 = "atan2", B;
-        Atanh = "atanh", U;
-        Cos = "cos", U;
-        Cosh = "cosh", U;
-        Sin = "sin", U;
-        Sinh = "sinh", U;
-        Tan = "tan", U;
-        Tanh = "tanh", U;
-        Exp = "exp", U;
-        Exp2 = "exp2", U;
-        Exp10 = "exp10", U;
-        Log = "log", U;
-        Log2 = "log2", U;
-        Log10 = "log10", U;
-        Pow = "pow", B;
-        PowInt = "pow_int", B;
-        Sqrt = "sqrt", U;
-        Rsqrt = "rsqrt", U;
-        Ceil = "ceil", U;
-        Floor = "floor", U;
-        Fract = "fract", U;
-        Trunc = "trunc", U;
-        Round = "round", U;
-        Rint = "rint", U;
-        Fma = "fma", T;
-        Copysign = "copysign", B;
-        Cross = "cross", B;
-        Dot = "dot", B;
-        Length = "length", U;
-        LengthSquared = "length_squared", U;
-        Normalize = "normalize", U;
-        Faceforward = "faceforward", T;
-        Reflect = "reflect", B;
-        ReduceSum = "reduce_sum", U;
-        ReduceProduct = "reduce_product", U;
-        ReduceMin = "reduce_min", U;
-        ReduceMax = "reduce_max", U;
-        OuterProduct = "outer_product", B;
-        MatrixCompNeg = "matrix_comp_neg", U;
-        MatrixCompAdd = "matrix_comp_add", B;
-        MatrixCompSub = "matrix_comp_sub", B;
-        MatrixCompMul = "matrix_comp_mul", B;
-        MatrixCompDiv = "matrix_comp_div", B;
-        MatrixLinalgMul = "matrix_linalg_mul", B;
-        MatrixDeterminant = "matrix_determinant", U;
-        MatrixTranspose = "matrix_transpose", U;
-        MatrixInverse = "matrix_inverse", U;
-        Aggregate = "aggregate", Arity::AtLeast(1);
-        Shuffle = "shuffle", Arity::AtLeast(2);
-        Insert = "insert", Arity::AtLeast(3);
-        Extract = "extract", Arity::AtLeast(2);
+    /// Arithmetic ops (93, upstream index order), with their [`ArithSignature`].
+    pub enum ArithmeticOp: ArithSignature {
+        UnaryMinus = "unary_minus", U, NumericUnary;
+        UnaryBitNot = "unary_bit_not", U, BitwiseUnary;
+        BinaryAdd = "binary_add", B, NumericNary;
+        BinarySub = "binary_sub", B, NumericNary;
+        BinaryMul = "binary_mul", B, NumericNary;
+        BinaryDiv = "binary_div", B, NumericNary;
+        BinaryMod = "binary_mod", B, NumericNary;
+        BinaryBitAnd = "binary_bit_and", B, BitwiseBinary;
+        BinaryBitOr = "binary_bit_or", B, BitwiseBinary;
+        BinaryBitXor = "binary_bit_xor", B, BitwiseBinary;
+        BinaryShiftLeft = "binary_shift_left", B, Shift;
+        BinaryShiftRight = "binary_shift_right", B, Shift;
+        BinaryRotateLeft = "binary_rotate_left", B, Shift;
+        BinaryRotateRight = "binary_rotate_right", B, Shift;
+        BinaryLess = "binary_less", B, Ordering;
+        BinaryGreater = "binary_greater", B, Ordering;
+        BinaryLessEqual = "binary_less_equal", B, Ordering;
+        BinaryGreaterEqual = "binary_greater_equal", B, Ordering;
+        BinaryEqual = "binary_equal", B, Equality;
+        BinaryNotEqual = "binary_not_equal", B, Equality;
+        All = "all", U, BoolReduce;
+        Any = "any", U, BoolReduce;
+        Select = "select", T, Select;
+        Clamp = "clamp", T, NumericNary;
+        Saturate = "saturate", U, FloatUnary;
+        Lerp = "lerp", T, Lerp;
+        Smoothstep = "smoothstep", T, Smoothstep;
+        Step = "step", B, Step;
+        Abs = "abs", U, NumericUnary;
+        Min = "min", B, NumericNary;
+        Max = "max", B, NumericNary;
+        Clz = "clz", U, BitCount;
+        Ctz = "ctz", U, BitCount;
+        Popcount = "popcount", U, BitCount;
+        Reverse = "reverse", U, BitCount;
+        Isinf = "isinf", U, FloatClass;
+        Isnan = "isnan", U, FloatClass;
+        Acos = "acos", U, FloatUnary;
+        Acosh = "acosh", U, FloatUnary;
+        Asin = "asin", U, FloatUnary;
+        Asinh = "asinh", U, FloatUnary;
+        Atan = "atan", U, FloatUnary;
+        Atan2 = "atan2", B, FloatNary;
+        Atanh = "atanh", U, FloatUnary;
+        Cos = "cos", U, FloatUnary;
+        Cosh = "cosh", U, FloatUnary;
+        Sin = "sin", U, FloatUnary;
+        Sinh = "sinh", U, FloatUnary;
+        Tan = "tan", U, FloatUnary;
+        Tanh = "tanh", U, FloatUnary;
+        Exp = "exp", U, FloatUnary;
+        Exp2 = "exp2", U, FloatUnary;
+        Exp10 = "exp10", U, FloatUnary;
+        Log = "log", U, FloatUnary;
+        Log2 = "log2", U, FloatUnary;
+        Log10 = "log10", U, FloatUnary;
+        Pow = "pow", B, FloatNary;
+        PowInt = "pow_int", B, PowInt;
+        Sqrt = "sqrt", U, FloatUnary;
+        Rsqrt = "rsqrt", U, FloatUnary;
+        Ceil = "ceil", U, FloatUnary;
+        Floor = "floor", U, FloatUnary;
+        Fract = "fract", U, FloatUnary;
+        Trunc = "trunc", U, FloatUnary;
+        Round = "round", U, FloatUnary;
+        Rint = "rint", U, FloatUnary;
+        Fma = "fma", T, FloatNary;
+        Copysign = "copysign", B, FloatNary;
+        Cross = "cross", B, Cross;
+        Dot = "dot", B, Dot;
+        Length = "length", U, Length;
+        LengthSquared = "length_squared", U, Length;
+        Normalize = "normalize", U, FloatVectorUnary;
+        Faceforward = "faceforward", T, FloatVectorNary;
+        Reflect = "reflect", B, FloatVectorNary;
+        ReduceSum = "reduce_sum", U, Reduce;
+        ReduceProduct = "reduce_product", U, Reduce;
+        ReduceMin = "reduce_min", U, Reduce;
+        ReduceMax = "reduce_max", U, Reduce;
+        OuterProduct = "outer_product", B, OuterProduct;
+        MatrixCompNeg = "matrix_comp_neg", U, MatrixUnary;
+        MatrixCompAdd = "matrix_comp_add", B, MatrixComponentwise;
+        MatrixCompSub = "matrix_comp_sub", B, MatrixComponentwise;
+        MatrixCompMul = "matrix_comp_mul", B, MatrixComponentwise;
+        MatrixCompDiv = "matrix_comp_div", B, MatrixComponentwise;
+        MatrixLinalgMul = "matrix_linalg_mul", B, MatrixLinalgMul;
+        MatrixDeterminant = "matrix_determinant", U, MatrixDeterminant;
+        MatrixTranspose = "matrix_transpose", U, MatrixUnary;
+        MatrixInverse = "matrix_inverse", U, MatrixUnary;
+        Aggregate = "aggregate", Arity::AtLeast(1), Aggregate;
+        Shuffle = "shuffle", Arity::AtLeast(2), Shuffle;
+        Insert = "insert", Arity::AtLeast(3), Insert;
+        Extract = "extract", Arity::AtLeast(2), Extract;
     }
 }
 
@@ -455,85 +482,130 @@ op_table! {
     }
 }
 
-impl ArithmeticOp {
+/// The typing class of an arithmetic op: how its operand types relate to its result type
+/// (reference §4.2). `R` is the result type; "elem" is the element type of a vector or
+/// matrix; the operand count is the op's [`Arity`]. The verifier (`verify/arith.rs`) checks
+/// one rule per class, the parser infers undefined operands from
+/// [`ArithSignature::operand_has_result_type`] (`text/infer.rs` via [`crate::typing`]) and
+/// the test generator (`testgen/arith_recipes.rs`) builds one instance per class.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ArithSignature {
+    /// `(x: R) -> R`, `R` a numeric scalar or vector.
+    NumericUnary,
+    /// `(x: R) -> R`, `R` an integer or bool scalar or vector.
+    BitwiseUnary,
+    /// `(x: R, …) -> R`, `R` a numeric scalar or vector.
+    NumericNary,
+    /// `(x: R, y: R) -> R`, `R` an integer or bool scalar or vector.
+    BitwiseBinary,
+    /// `(x: R, s) -> R`, `R` an integer scalar or vector, `s` an integer of its shape.
+    Shift,
+    /// `(a: T, b: T) -> bool` of `T`'s shape, `T` numeric.
+    Ordering,
+    /// `(a: T, b: T) -> bool` of `T`'s shape, `T` numeric or bool.
+    Equality,
+    /// `(v) -> bool`, `v` a bool vector.
+    BoolReduce,
+    /// `(false: R, true: R, c) -> R`, `c` bool or a bool vector of `R`'s dimension.
+    Select,
+    /// `(x: R) -> R`, `R` a float scalar or vector.
+    FloatUnary,
+    /// `(x: R, …) -> R`, `R` a float scalar or vector.
+    FloatNary,
+    /// `(a: R, b: R, t: R or elem) -> R`, `R` float.
+    Lerp,
+    /// `(e0: R or elem, e1: R or elem, x: R) -> R`, `R` float.
+    Smoothstep,
+    /// `(edge: R or elem, x: R) -> R`, `R` float.
+    Step,
+    /// `(x: R) -> R`, `R` `u32` or a `u32` vector.
+    BitCount,
+    /// `(x) -> bool` of `x`'s shape, `x` float.
+    FloatClass,
+    /// `(x: R, e) -> R`, `R` float, `e` an integer of `R`'s shape (or scalar).
+    PowInt,
+    /// `(a: R, b: R) -> R`, `R` a 3-element float vector.
+    Cross,
+    /// `(a: V, b: V) -> elem`, `V` a float vector.
+    Dot,
+    /// `(v) -> elem`, `v` a float vector.
+    Length,
+    /// `(v: R) -> R`, `R` a float vector.
+    FloatVectorUnary,
+    /// `(v: R, …) -> R`, `R` a float vector.
+    FloatVectorNary,
+    /// `(v) -> elem`, `v` a numeric vector.
+    Reduce,
+    /// `(a, b) -> R`: equal float vectors to `matrix<f32, N>`, or two matrices `R`.
+    OuterProduct,
+    /// `(m: R) -> R`, `R` a matrix.
+    MatrixUnary,
+    /// `(a, b) -> R`, `R` a matrix, operands `R` or elem, at least one `R`.
+    MatrixComponentwise,
+    /// Matrix × matrix, matrix × vector or vector × matrix of matching dimension.
+    MatrixLinalgMul,
+    /// `(m) -> elem`, `m` a matrix.
+    MatrixDeterminant,
+    /// One operand per element (column, member) of `R`.
+    Aggregate,
+    /// `(v, i…) -> R`, `R` a vector of `v`'s element type, one integer index per element.
+    Shuffle,
+    /// `(agg, i…) -> R`, `R` the indexed element type.
+    Extract,
+    /// `(agg: R, value, i…) -> R`, `value` of the indexed element type.
+    Insert,
+}
+
+impl ArithSignature {
     /// Whether operand `k` must have exactly the instruction's result type. This is the
     /// one statement of that typing fact: the verifier checks it (`verify/arith.rs`, with
-    /// the op's remaining conditions) and the parser uses it to infer the type of an
+    /// the class's remaining conditions) and the parser uses it to infer the type of an
     /// undefined operand (`text/infer.rs`).
+    #[inline(always)]
     pub const fn operand_has_result_type(self, k: usize) -> bool {
-        use ArithmeticOp as A;
+        use ArithSignature as S;
         match self {
-            // Every operand.
-            A::BinaryAdd
-            | A::BinarySub
-            | A::BinaryMul
-            | A::BinaryDiv
-            | A::BinaryMod
-            | A::BinaryBitAnd
-            | A::BinaryBitOr
-            | A::BinaryBitXor
-            | A::Min
-            | A::Max
-            | A::Clamp
-            | A::Atan2
-            | A::Pow
-            | A::Copysign
-            | A::Fma
-            | A::Cross
-            | A::Faceforward
-            | A::Reflect => true,
-            // The first operand.
-            A::UnaryMinus
-            | A::UnaryBitNot
-            | A::Abs
-            | A::Saturate
-            | A::BinaryShiftLeft
-            | A::BinaryShiftRight
-            | A::BinaryRotateLeft
-            | A::BinaryRotateRight
-            | A::Clz
-            | A::Ctz
-            | A::Popcount
-            | A::Reverse
-            | A::Acos
-            | A::Acosh
-            | A::Asin
-            | A::Asinh
-            | A::Atan
-            | A::Atanh
-            | A::Cos
-            | A::Cosh
-            | A::Sin
-            | A::Sinh
-            | A::Tan
-            | A::Tanh
-            | A::Exp
-            | A::Exp2
-            | A::Exp10
-            | A::Log
-            | A::Log2
-            | A::Log10
-            | A::Sqrt
-            | A::Rsqrt
-            | A::Ceil
-            | A::Floor
-            | A::Fract
-            | A::Trunc
-            | A::Round
-            | A::Rint
-            | A::PowInt
-            | A::Normalize
-            | A::MatrixCompNeg
-            | A::MatrixTranspose
-            | A::MatrixInverse
-            | A::Insert => k == 0,
+            S::NumericNary | S::BitwiseBinary | S::FloatNary | S::Cross | S::FloatVectorNary => {
+                true
+            }
+            S::NumericUnary
+            | S::BitwiseUnary
+            | S::FloatUnary
+            | S::Shift
+            | S::BitCount
+            | S::PowInt
+            | S::FloatVectorUnary
+            | S::MatrixUnary
+            | S::Insert => k == 0,
             // The two values of `select (false, true, cond)` and `lerp (a, b, t)`.
-            A::Select | A::Lerp => k < 2,
+            S::Select | S::Lerp => k < 2,
             // `x` of `step (edge, x)` and `smoothstep (edge0, edge1, x)`.
-            A::Step => k == 1,
-            A::Smoothstep => k == 2,
-            _ => false,
+            S::Step => k == 1,
+            S::Smoothstep => k == 2,
+            S::Ordering
+            | S::Equality
+            | S::BoolReduce
+            | S::FloatClass
+            | S::Dot
+            | S::Length
+            | S::Reduce
+            | S::OuterProduct
+            | S::MatrixComponentwise
+            | S::MatrixLinalgMul
+            | S::MatrixDeterminant
+            | S::Aggregate
+            | S::Shuffle
+            | S::Extract => false,
         }
+    }
+}
+
+impl ArithmeticOp {
+    /// Whether operand `k` must have exactly the instruction's result type (read from the
+    /// op's [`ArithSignature`]).
+    #[inline(always)]
+    pub const fn operand_has_result_type(self, k: usize) -> bool {
+        self.signature().operand_has_result_type(k)
     }
 }
 

@@ -22,6 +22,8 @@ mod coverage;
 mod fb;
 mod recipes;
 mod resources;
+#[cfg(test)]
+mod signature_tests;
 
 pub use coverage::{Coverage, coverage};
 

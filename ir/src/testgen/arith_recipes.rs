@@ -4,7 +4,7 @@
 use super::fb::Fb;
 use super::recipes::{FLT, INT, NUM, dim, mat, random_composite, sv, vdim};
 use crate::inst::InstKind;
-use crate::op::ArithmeticOp as A;
+use crate::op::{ArithSignature as S, ArithmeticOp as A};
 use crate::types::{ScalarKind as K, Type, TypeData};
 use crate::value::Value;
 
@@ -16,19 +16,22 @@ pub(crate) fn vals(fb: &mut Fb<'_>, ts: &[Type]) -> Vec<Value> {
     ts.iter().map(|t| fb.val(*t)).collect()
 }
 
-/// A well-typed instance of arithmetic op `op`.
+/// A well-typed instance of arithmetic op `op`: one recipe per `ArithSignature` class of
+/// the op table, with as many operands as the op's arity.
 pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
     let bool_t = fb.m.types.bool();
     let n = dim(fb);
-    let (ty, ops): (Type, Vec<Value>) = match op {
-        A::UnaryMinus | A::Abs => {
+    let sig = op.signature();
+    let count = op.arity().exact().unwrap_or(1);
+    let (ty, ops): (Type, Vec<Value>) = match sig {
+        S::NumericUnary => {
             let t = {
                 let a_ = fb.rng.pick(&NUM);
                 sv(fb, a_, n)
             };
             (t, vals(fb, &[t]))
         }
-        A::UnaryBitNot => {
+        S::BitwiseUnary => {
             let k = if fb.rng.chance(20) {
                 K::Bool
             } else {
@@ -37,27 +40,14 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
             let t = sv(fb, k, n);
             (t, vals(fb, &[t]))
         }
-        A::BinaryAdd
-        | A::BinarySub
-        | A::BinaryMul
-        | A::BinaryDiv
-        | A::BinaryMod
-        | A::Min
-        | A::Max => {
+        S::NumericNary => {
             let t = {
                 let a_ = fb.rng.pick(&NUM);
                 sv(fb, a_, n)
             };
-            (t, vals(fb, &[t, t]))
+            (t, vals(fb, &vec![t; count]))
         }
-        A::Clamp => {
-            let t = {
-                let a_ = fb.rng.pick(&NUM);
-                sv(fb, a_, n)
-            };
-            (t, vals(fb, &[t, t, t]))
-        }
-        A::BinaryBitAnd | A::BinaryBitOr | A::BinaryBitXor => {
+        S::BitwiseBinary => {
             let k = if fb.rng.chance(20) {
                 K::Bool
             } else {
@@ -66,7 +56,7 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
             let t = sv(fb, k, n);
             (t, vals(fb, &[t, t]))
         }
-        A::BinaryShiftLeft | A::BinaryShiftRight | A::BinaryRotateLeft | A::BinaryRotateRight => {
+        S::Shift => {
             let t = {
                 let a_ = fb.rng.pick(&INT);
                 sv(fb, a_, n)
@@ -77,14 +67,14 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
             };
             (t, vals(fb, &[t, s]))
         }
-        A::BinaryLess | A::BinaryGreater | A::BinaryLessEqual | A::BinaryGreaterEqual => {
+        S::Ordering => {
             let t = {
                 let a_ = fb.rng.pick(&NUM);
                 sv(fb, a_, n)
             };
             (sv(fb, K::Bool, n), vals(fb, &[t, t]))
         }
-        A::BinaryEqual | A::BinaryNotEqual => {
+        S::Equality => {
             let k = if fb.rng.chance(20) {
                 K::Bool
             } else {
@@ -93,12 +83,12 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
             let t = sv(fb, k, n);
             (sv(fb, K::Bool, n), vals(fb, &[t, t]))
         }
-        A::All | A::Any => {
+        S::BoolReduce => {
             let n = vdim(fb);
             let t = sv(fb, K::Bool, n);
             (bool_t, vals(fb, &[t]))
         }
-        A::Select => {
+        S::Select => {
             let t = {
                 let a_ = fb.rng.pick(&[K::F32, K::I32, K::Bool, K::U64]);
                 sv(fb, a_, n)
@@ -110,40 +100,14 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
             };
             (t, vals(fb, &[t, t, c]))
         }
-        A::Saturate
-        | A::Acos
-        | A::Acosh
-        | A::Asin
-        | A::Asinh
-        | A::Atan
-        | A::Atanh
-        | A::Cos
-        | A::Cosh
-        | A::Sin
-        | A::Sinh
-        | A::Tan
-        | A::Tanh
-        | A::Exp
-        | A::Exp2
-        | A::Exp10
-        | A::Log
-        | A::Log2
-        | A::Log10
-        | A::Sqrt
-        | A::Rsqrt
-        | A::Ceil
-        | A::Floor
-        | A::Fract
-        | A::Trunc
-        | A::Round
-        | A::Rint => {
+        S::FloatUnary => {
             let t = {
                 let a_ = fb.rng.pick(&FLT);
                 sv(fb, a_, n)
             };
             (t, vals(fb, &[t]))
         }
-        A::Lerp | A::Smoothstep | A::Step => {
+        S::Lerp | S::Smoothstep | S::Step => {
             let k = fb.rng.pick(&FLT);
             let t = sv(fb, k, n);
             let e = if fb.rng.chance(40) {
@@ -151,39 +115,32 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
             } else {
                 t
             };
-            let ts: Vec<Type> = match op {
-                A::Lerp => vec![t, t, e],
-                A::Smoothstep => vec![e, e, t],
+            let ts: Vec<Type> = match sig {
+                S::Lerp => vec![t, t, e],
+                S::Smoothstep => vec![e, e, t],
                 _ => vec![e, t],
             };
             (t, vals(fb, &ts))
         }
-        A::Clz | A::Ctz | A::Popcount | A::Reverse => {
+        S::BitCount => {
             let t = sv(fb, K::U32, n);
             (t, vals(fb, &[t]))
         }
-        A::Isinf | A::Isnan => {
+        S::FloatClass => {
             let t = {
                 let a_ = fb.rng.pick(&FLT);
                 sv(fb, a_, n)
             };
             (sv(fb, K::Bool, n), vals(fb, &[t]))
         }
-        A::Atan2 | A::Pow | A::Copysign => {
+        S::FloatNary => {
             let t = {
                 let a_ = fb.rng.pick(&FLT);
                 sv(fb, a_, n)
             };
-            (t, vals(fb, &[t, t]))
+            (t, vals(fb, &vec![t; count]))
         }
-        A::Fma => {
-            let t = {
-                let a_ = fb.rng.pick(&FLT);
-                sv(fb, a_, n)
-            };
-            (t, vals(fb, &[t, t, t]))
-        }
-        A::PowInt => {
+        S::PowInt => {
             let t = {
                 let a_ = fb.rng.pick(&FLT);
                 sv(fb, a_, n)
@@ -195,41 +152,36 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
             };
             (t, vals(fb, &[t, e]))
         }
-        A::Cross => {
+        S::Cross => {
             let t = {
                 let a_ = fb.rng.pick(&FLT);
                 sv(fb, a_, 3)
             };
             (t, vals(fb, &[t, t]))
         }
-        A::Dot | A::Length | A::LengthSquared => {
+        S::Dot | S::Length => {
             let k = fb.rng.pick(&FLT);
             let n = vdim(fb);
             let t = sv(fb, k, n);
             let e = fb.m.types.scalar(k);
-            let ts: &[Type] = if op == A::Dot { &[t, t] } else { &[t] };
+            let ts: &[Type] = if sig == S::Dot { &[t, t] } else { &[t] };
             (e, vals(fb, ts))
         }
-        A::Normalize | A::Faceforward | A::Reflect => {
+        S::FloatVectorUnary | S::FloatVectorNary => {
             let n = vdim(fb);
             let t = {
                 let a_ = fb.rng.pick(&FLT);
                 sv(fb, a_, n)
             };
-            let c = match op {
-                A::Normalize => 1,
-                A::Reflect => 2,
-                _ => 3,
-            };
-            (t, vals(fb, &vec![t; c]))
+            (t, vals(fb, &vec![t; count]))
         }
-        A::ReduceSum | A::ReduceProduct | A::ReduceMin | A::ReduceMax => {
+        S::Reduce => {
             let k = fb.rng.pick(&NUM);
             let n = vdim(fb);
             let t = sv(fb, k, n);
             (fb.m.types.scalar(k), vals(fb, &[t]))
         }
-        A::OuterProduct => {
+        S::OuterProduct => {
             let n = vdim(fb);
             let m = mat(fb, n);
             if fb.rng.chance(70) {
@@ -239,12 +191,12 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
                 (m, vals(fb, &[m, m]))
             }
         }
-        A::MatrixCompNeg | A::MatrixTranspose | A::MatrixInverse => {
+        S::MatrixUnary => {
             let n = vdim(fb);
             let m = mat(fb, n);
             (m, vals(fb, &[m]))
         }
-        A::MatrixCompAdd | A::MatrixCompSub | A::MatrixCompMul | A::MatrixCompDiv => {
+        S::MatrixComponentwise => {
             let n = vdim(fb);
             let m = mat(fb, n);
             let f = fb.m.types.f32();
@@ -255,7 +207,7 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
             };
             (m, vals(fb, &ts))
         }
-        A::MatrixLinalgMul => {
+        S::MatrixLinalgMul => {
             let n = vdim(fb);
             let m = mat(fb, n);
             let v = sv(fb, K::F32, n);
@@ -265,13 +217,13 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
                 _ => (v, vals(fb, &[v, m])),
             }
         }
-        A::MatrixDeterminant => {
+        S::MatrixDeterminant => {
             let n = vdim(fb);
             let m = mat(fb, n);
             (fb.m.types.f32(), vals(fb, &[m]))
         }
-        A::Aggregate => return aggregate(fb),
-        A::Shuffle => {
+        S::Aggregate => return aggregate(fb),
+        S::Shuffle => {
             let k = fb.rng.pick(&[K::F32, K::I32, K::U16, K::Bool]);
             let sn = vdim(fb);
             let src = sv(fb, k, sn);
@@ -283,7 +235,7 @@ pub(crate) fn arith(fb: &mut Fb<'_>, op: A) {
             }
             (r, ops)
         }
-        A::Extract | A::Insert => return extract_insert(fb, op == A::Insert),
+        S::Extract | S::Insert => return extract_insert(fb, sig == S::Insert),
     };
     emit_arith(fb, op, ty, ops);
 }

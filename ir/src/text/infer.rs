@@ -7,45 +7,46 @@
 //! is missing or differs from the real type, so ordinary modules print exactly as
 //! upstream and xir's own output stays lossless.
 
-use crate::inst::{InstData, InstKind};
+use crate::inst::InstData;
 use crate::module::Module;
-use crate::types::{Type, TypeData};
+use crate::types::{ScalarKind, Type, TypeData};
+use crate::typing::{TypingContext, expected_operand_type};
 use crate::value::{FuncId, Value};
+
+/// The typing rules of [`crate::typing`] resolved against a module under construction.
+struct ModuleContext<'a> {
+    module: &'a Module,
+    f: FuncId,
+}
+
+impl TypingContext for ModuleContext<'_> {
+    fn value_type(&self, v: Value) -> Option<Type> {
+        self.module.value_type(self.f, v)
+    }
+    fn return_type(&self) -> Option<Type> {
+        self.module.func(self.f).ret
+    }
+    fn bool_type(&self) -> Option<Type> {
+        self.module.types.find(&TypeData::Scalar(ScalarKind::Bool))
+    }
+    fn param_type(&self, g: FuncId, p: usize) -> Option<Type> {
+        let callee = self.module.func(g);
+        Some(callee.args[*callee.arg_order.get(p)?].ty)
+    }
+}
 
 /// The type operand `index` of `inst` (in function `f`) must have, when it follows from
 /// the instruction alone (its result type, the pointee type of its pointer operand, the
-/// callee signature, or the function's return type). Operand types other than the one
-/// at `index` are read from `module`, so every other operand must already be resolved.
+/// callee signature, or the function's return type): the rules of [`crate::typing`], the
+/// ones the verifier checks. Operand types other than the one at `index` are read from
+/// `module`, so every other operand must already be resolved.
 pub fn infer_operand_type(
     module: &Module,
     f: FuncId,
     inst: &InstData,
     index: usize,
 ) -> Option<Type> {
-    let func = module.func(f);
-    let types = &module.types;
-    let other = |k: usize| inst.operands.get(k).and_then(|v| module.value_type(f, *v));
-    match &inst.kind {
-        InstKind::Phi { .. } => inst.ty,
-        InstKind::Store if index == 1 => other(0),
-        InstKind::Store if index == 0 => other(1),
-        InstKind::Return if index == 0 => func.ret,
-        InstKind::If { .. } | InstKind::ConditionalBranch if index == 0 => {
-            types.find(&TypeData::Scalar(crate::types::ScalarKind::Bool))
-        }
-        InstKind::Assert { .. } | InstKind::Assume { .. } if index == 0 => {
-            types.find(&TypeData::Scalar(crate::types::ScalarKind::Bool))
-        }
-        InstKind::Call if index >= 1 => {
-            let callee = inst.operands.first()?.as_func()?;
-            let cf = module.func(callee);
-            let a = *cf.arg_order.get(index - 1)?;
-            Some(cf.args[a].ty)
-        }
-        // The verifier's own table of which operands carry the result type.
-        InstKind::Arithmetic(op) if op.operand_has_result_type(index) => inst.ty,
-        _ => None,
-    }
+    expected_operand_type(&ModuleContext { module, f }, inst, index)
 }
 
 /// Convenience: whether `v` is an undefined value.

@@ -5,7 +5,9 @@
 use super::Fx;
 use super::types::indexed_type;
 use crate::inst::InstData;
-use crate::op::{ArithmeticOp as A, AutodiffIntrinsicOp as D, ThreadGroupOp as G};
+use crate::op::{
+    ArithSignature as S, ArithmeticOp as A, AutodiffIntrinsicOp as D, ThreadGroupOp as G,
+};
 use crate::types::{ScalarKind, Type, TypeData};
 
 fn describe(fx: &Fx<'_, '_>, d: &InstData) -> String {
@@ -50,54 +52,48 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
     let t = data_types(fx, d)?;
     let n = t.len();
     // The operands the op table says carry the result type do (the rest of each rule
-    // below is op specific).
+    // below is specific to the op's signature class).
+    let sig = op.signature();
     let same = t
         .iter()
         .enumerate()
-        .all(|(k, x)| !op.operand_has_result_type(k) || *x == r);
+        .all(|(k, x)| !sig.operand_has_result_type(k) || *x == r);
     let soe = |c: Type, ty: Type| c == ty || (tys.is_vector(ty) && tys.element(ty) == Some(c));
     let numeric = |x: Type| tys.numeric_sv(x);
-    let (ok, rule): (bool, &str) = match op {
-        A::UnaryMinus | A::Abs => (
+    let (ok, rule): (bool, &str) = match sig {
+        S::NumericUnary => (
             same && numeric(r),
             "expects an operand of the result type, a numeric scalar or vector",
         ),
-        A::UnaryBitNot => (
+        S::BitwiseUnary => (
             same && tys.bitwise_sv(r),
             "expects an operand of the result type, an integer or bool scalar or vector",
         ),
-        A::BinaryAdd
-        | A::BinarySub
-        | A::BinaryMul
-        | A::BinaryDiv
-        | A::BinaryMod
-        | A::Clamp
-        | A::Min
-        | A::Max => (
+        S::NumericNary => (
             same && numeric(r),
             "expects operands of the result type, a numeric scalar or vector",
         ),
-        A::BinaryBitAnd | A::BinaryBitOr | A::BinaryBitXor => (
+        S::BitwiseBinary => (
             same && tys.bitwise_sv(r),
             "expects operands of the result type, an integer or bool scalar or vector",
         ),
-        A::BinaryShiftLeft | A::BinaryShiftRight | A::BinaryRotateLeft | A::BinaryRotateRight => (
+        S::Shift => (
             same && tys.integer_sv(r) && tys.integer_sv(t[1]) && tys.same_shape(r, t[1]),
             "expects a left operand of the (integer) result type and an integer right operand of the same shape",
         ),
-        A::BinaryLess | A::BinaryGreater | A::BinaryLessEqual | A::BinaryGreaterEqual => (
+        S::Ordering => (
             t[0] == t[1] && numeric(t[0]) && tys.bool_shape_for(r, t[0]),
             "expects two numeric operands of one type and a bool result of their shape",
         ),
-        A::BinaryEqual | A::BinaryNotEqual => (
+        S::Equality => (
             t[0] == t[1] && (numeric(t[0]) || tys.bool_sv(t[0])) && tys.bool_shape_for(r, t[0]),
             "expects two numeric or bool operands of one type and a bool result of their shape",
         ),
-        A::All | A::Any => (
+        S::BoolReduce => (
             tys.is_bool(r) && tys.bool_vec(t[0]),
             "expects a bool vector operand and a `bool` result",
         ),
-        A::Select => {
+        S::Select => {
             let c = t[2];
             let cond_ok = tys.is_bool(c)
                 || (tys.is_vector(r) && tys.is_vec_of(c, ScalarKind::Bool, tys.dim(r)));
@@ -106,94 +102,65 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
                 "expects (false value, true value, condition) with both values of the result type and a bool condition (or a bool vector of the result's dimension)",
             )
         }
-        A::Saturate => (
+        S::FloatUnary => (
             same && tys.float_sv(r),
             "expects an operand of the result type, a float scalar or vector",
         ),
-        A::Lerp => (
+        S::Lerp => (
             same && tys.float_sv(r) && soe(t[2], r),
             "expects (a, b, t) with a and b of the (float) result type and t of that type or its element",
         ),
-        A::Smoothstep => (
+        S::Smoothstep => (
             same && tys.float_sv(r) && soe(t[0], r) && soe(t[1], r),
             "expects (edge0, edge1, x) with x of the (float) result type and edges of that type or its element",
         ),
-        A::Step => (
+        S::Step => (
             same && tys.float_sv(r) && soe(t[0], r),
             "expects (edge, x) with x of the (float) result type and edge of that type or its element",
         ),
-        A::Clz | A::Ctz | A::Popcount | A::Reverse => (
+        S::BitCount => (
             same && tys.u32_sv(r),
             "expects an operand of the result type, `u32` or a `u32` vector",
         ),
-        A::Isinf | A::Isnan => (
+        S::FloatClass => (
             tys.float_sv(t[0]) && tys.bool_shape_for(r, t[0]),
             "expects a float operand and a bool result of its shape",
         ),
-        A::Acos
-        | A::Acosh
-        | A::Asin
-        | A::Asinh
-        | A::Atan
-        | A::Atanh
-        | A::Cos
-        | A::Cosh
-        | A::Sin
-        | A::Sinh
-        | A::Tan
-        | A::Tanh
-        | A::Exp
-        | A::Exp2
-        | A::Exp10
-        | A::Log
-        | A::Log2
-        | A::Log10
-        | A::Sqrt
-        | A::Rsqrt
-        | A::Ceil
-        | A::Floor
-        | A::Fract
-        | A::Trunc
-        | A::Round
-        | A::Rint => (
-            same && tys.float_sv(r),
-            "expects an operand of the result type, a float scalar or vector",
-        ),
-        A::Atan2 | A::Pow | A::Copysign | A::Fma => (
+        S::FloatNary => (
             same && tys.float_sv(r),
             "expects operands of the result type, a float scalar or vector",
         ),
-        A::PowInt => (
+        S::PowInt => (
             same && tys.float_sv(r)
                 && tys.integer_sv(t[1])
                 && (tys.same_shape(r, t[1]) || tys.is_scalar(t[1])),
             "expects a float base of the result type and an integer exponent of the same shape (or scalar)",
         ),
-        A::Cross => (
+        S::Cross => (
             same && tys.float_vec(r) && tys.dim(r) == Some(3),
             "expects operands of the result type, a 3-element float vector",
         ),
-        A::Dot => (
+        S::Dot => (
             t[0] == t[1] && tys.float_vec(t[0]) && tys.element(t[0]) == Some(r),
             "expects two float vectors of one type and a result of their element type",
         ),
-        A::Length | A::LengthSquared => (
+        S::Length => (
             tys.float_vec(t[0]) && tys.element(t[0]) == Some(r),
             "expects a float vector and a result of its element type",
         ),
-        A::Normalize => (
+        S::FloatVectorUnary => (
             same && tys.float_vec(r),
             "expects an operand of the result type, a float vector",
         ),
-        A::Faceforward | A::Reflect => (
+        S::FloatVectorNary => (
             same && tys.float_vec(r),
             "expects operands of the result type, a float vector",
         ),
-        A::ReduceSum | A::ReduceProduct | A::ReduceMin | A::ReduceMax => (
+        S::Reduce => (
             numeric(t[0]) && tys.is_vector(t[0]) && tys.element(t[0]) == Some(r),
             "expects a numeric vector and a result of its element type",
         ),
-        A::OuterProduct => {
+        S::OuterProduct => {
             let ok = if tys.float_vec(t[0]) && t[1] == t[0] {
                 tys.is_mat_f32(r, tys.dim(t[0]))
             } else {
@@ -204,11 +171,11 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
                 "expects two equal float vectors with a `matrix<f32, N>` result, or two matrices of the result type",
             )
         }
-        A::MatrixCompNeg | A::MatrixTranspose | A::MatrixInverse => (
+        S::MatrixUnary => (
             tys.is_matrix(r) && same,
             "expects a matrix operand of the result type",
         ),
-        A::MatrixCompAdd | A::MatrixCompSub | A::MatrixCompMul | A::MatrixCompDiv => {
+        S::MatrixComponentwise => {
             let ok = tys.is_matrix(r) && {
                 let e = tys.element(r);
                 let fits = |x: Type| x == r || Some(x) == e;
@@ -219,7 +186,7 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
                 "expects a matrix result and operands of that matrix type or its element, at least one a matrix",
             )
         }
-        A::MatrixLinalgMul => {
+        S::MatrixLinalgMul => {
             let (a, b) = (t[0], t[1]);
             let ok = if tys.is_matrix(a) && tys.is_matrix(b) {
                 a == b && r == a
@@ -233,15 +200,15 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
                 "expects matrix×matrix, matrix×vector or vector×matrix of matching dimension",
             )
         }
-        A::MatrixDeterminant => (
+        S::MatrixDeterminant => (
             tys.is_matrix(t[0]) && tys.element(t[0]) == Some(r),
             "expects a matrix and a result of its element type",
         ),
-        A::Aggregate => (
+        S::Aggregate => (
             aggregate_ok(fx, r, &t),
             "expects one operand per element (column, member) of the result type, each of that element's type",
         ),
-        A::Shuffle => {
+        S::Shuffle => {
             let ok = tys.is_vector(r)
                 && tys.is_vector(t[0])
                 && tys.element(r) == tys.element(t[0])
@@ -252,7 +219,7 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
                 "expects a vector of the result's element type followed by one integer index per result element",
             )
         }
-        A::Extract => {
+        S::Extract => {
             let e = indexed_type(fx, Some(t[0]), &d.operands[1..])?;
             if !e.is(fx, Some(r)) {
                 return Err(format!(
@@ -263,7 +230,7 @@ pub(super) fn check_arith(fx: &Fx<'_, '_>, op: A, d: &InstData) -> Result<(), St
             }
             (true, "")
         }
-        A::Insert => {
+        S::Insert => {
             if !same {
                 return Err(format!(
                     "the aggregate operand must have the result type {}, found {}",

@@ -11,7 +11,8 @@ use crate::function::ArgKind;
 use crate::inst::{InstData, InstId, InstKind};
 use crate::op::{AtomicOp, CastOp};
 use crate::types::{ScalarKind, Type, TypeData};
-use crate::value::{BlockId, Value};
+use crate::typing::{TypingContext, operand_type_ok};
+use crate::value::{BlockId, FuncId, Value};
 
 /// Checks count, result shape and typing of instruction `i` in block `b`.
 pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) {
@@ -267,7 +268,7 @@ fn check_generic(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
     let ops = &d.operands;
     match &d.kind {
         InstKind::If { .. } | InstKind::ConditionalBranch => {
-            if !fx.data(ops[0]) || !fx.vty(ops[0]).is_some_and(|t| fx.tys.is_bool(t)) {
+            if !fx.data(ops[0]) || !operand_type_ok(fx, d, 0) {
                 return Err(format!(
                     "condition must be a `bool` rvalue, found {}",
                     fx.vty_name(ops[0])
@@ -306,7 +307,7 @@ fn check_generic(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
         InstKind::Return => check_return(fx, d),
         InstKind::Phi { .. } => {
             for (k, &v) in ops.iter().enumerate() {
-                if !fx.rvalue(v) || fx.vty(v) != d.ty {
+                if !fx.rvalue(v) || !operand_type_ok(fx, d, k) {
                     return Err(format!(
                         "incoming value {k} must be an rvalue of the phi's type {}, found {}",
                         fx.tname(d.ty),
@@ -382,7 +383,7 @@ fn check_generic(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
                     fx.vty_name(ops[1])
                 ));
             }
-            if fx.vty(ops[0]) != fx.vty(ops[1]) {
+            if !operand_type_ok(fx, d, 1) {
                 return Err(format!(
                     "stored value type {} differs from the pointee type {}",
                     fx.vty_name(ops[1]),
@@ -423,7 +424,7 @@ fn check_generic(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
             Ok(())
         }
         InstKind::Assert { .. } | InstKind::Assume { .. } => {
-            if !fx.data(ops[0]) || !fx.vty(ops[0]).is_some_and(|t| fx.tys.is_bool(t)) {
+            if !fx.data(ops[0]) || !operand_type_ok(fx, d, 0) {
                 return Err(format!(
                     "condition must be a `bool` rvalue, found {}",
                     fx.vty_name(ops[0])
@@ -447,7 +448,7 @@ fn check_return(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
             fx.tname(Some(r))
         )),
         (Some(r), Some(&v)) => {
-            if !fx.rvalue(v) || fx.vty(v) != Some(r) {
+            if !fx.rvalue(v) || !operand_type_ok(fx, d, 0) {
                 Err(format!(
                     "returned value {} does not match the return type {}",
                     fx.vty_name(v),
@@ -597,9 +598,11 @@ fn check_cast(fx: &Fx<'_, '_>, op: CastOp, d: &InstData) -> Result<(), String> {
 
 /// Upstream `argument_matches`: exact type, and the value category the formal needs.
 pub(super) fn argument_matches(fx: &Fx<'_, '_>, kind: ArgKind, ty: Type, actual: Value) -> bool {
-    if fx.vty(actual) != Some(ty) {
-        return false;
-    }
+    fx.vty(actual) == Some(ty) && argument_category_ok(fx, kind, actual)
+}
+
+/// The value category a formal of kind `kind` needs.
+fn argument_category_ok(fx: &Fx<'_, '_>, kind: ArgKind, actual: Value) -> bool {
     match kind {
         ArgKind::Resource => {
             matches!(actual, Value::Arg(a) if fx.f.args.get(a).is_some_and(|x| x.kind == ArgKind::Resource))
@@ -635,7 +638,7 @@ fn check_call(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
         let Some(formal) = callee.args.get(a) else {
             return Err(format!("the callee's parameter {k} does not exist"));
         };
-        if !argument_matches(fx, formal.kind, formal.ty, v) {
+        if !operand_type_ok(fx, d, k + 1) || !argument_category_ok(fx, formal.kind, v) {
             let need = match formal.kind {
                 ArgKind::Value => "an rvalue",
                 ArgKind::Reference => "an lvalue",
@@ -650,4 +653,29 @@ fn check_call(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The typing rules of [`crate::typing`] resolved against the function being verified.
+impl TypingContext for Fx<'_, '_> {
+    #[inline]
+    fn value_type(&self, v: Value) -> Option<Type> {
+        self.vty(v)
+    }
+    #[inline]
+    fn return_type(&self) -> Option<Type> {
+        self.f.ret
+    }
+    #[inline]
+    fn bool_type(&self) -> Option<Type> {
+        self.m.types.find(&TypeData::Scalar(ScalarKind::Bool))
+    }
+    #[inline]
+    fn is_bool(&self, t: Type) -> bool {
+        self.tys.is_bool(t)
+    }
+    #[inline]
+    fn param_type(&self, g: FuncId, p: usize) -> Option<Type> {
+        let callee = self.m.functions.get(g)?;
+        Some(callee.args.get(*callee.arg_order.get(p)?)?.ty)
+    }
 }
