@@ -34,7 +34,7 @@ use names::Names;
 pub use options::VerifyOptions;
 
 use crate::diag::{Diagnostic, Span};
-use crate::entity::SecondaryMap;
+use crate::entity::{EntityRef, SecondaryMap};
 use crate::function::{ArgKind, Function};
 use crate::inst::{InstData, InstId, InstKind};
 use crate::module::Module;
@@ -128,15 +128,15 @@ fn check_function(
         return;
     }
     structure::collect_placement(&mut fx);
-    let blocks = fx.f.block_order.clone();
-    let mut visited: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
-    for &b in &blocks {
-        if !fx.is_owned(b) || std::mem::replace(&mut visited[b], true) {
+    let f = fx.f;
+    // Owned blocks are valid handles, so a dense vector covers them.
+    let mut visited = vec![false; f.blocks.len()];
+    for &b in &f.block_order {
+        if !fx.is_owned(b) || std::mem::replace(&mut visited[b.index()], true) {
             continue;
         }
         structure::check_block_layout(&mut fx, b);
-        let insts = fx.f.blocks[b].insts.clone();
-        for i in insts {
+        for &i in &f.blocks[b].insts {
             if fx.place(i).map(|p| p.0) != Some(b) {
                 continue; // invalid or duplicated; already reported
             }
@@ -386,7 +386,31 @@ impl<'a, 'o> Fx<'a, 'o> {
 
     /// Upstream `data_operand_valid`: an rvalue of non-custom type.
     pub fn data(&self, v: Value) -> bool {
-        self.rvalue(v) && self.vty(v).is_some_and(|t| !self.tys.is_custom(t))
+        self.data_ty(v).is_some()
+    }
+
+    /// The type of `v` if it is a data operand ([`Fx::data`]), in one lookup of the
+    /// value: the hot path of operand typing.
+    #[inline]
+    pub fn data_ty(&self, v: Value) -> Option<Type> {
+        let t = match v {
+            Value::Inst(i) => {
+                let d = self.inst(i)?;
+                if matches!(d.kind, InstKind::Alloca(_) | InstKind::Gep) {
+                    return None; // an lvalue
+                }
+                d.ty?
+            }
+            Value::Arg(a) => {
+                let d = self.f.args.get(a)?;
+                if d.kind == ArgKind::Reference {
+                    return None; // an lvalue
+                }
+                d.ty
+            }
+            _ => self.vty(v)?,
+        };
+        (self.tys.valid(t) && !self.tys.is_resource(t) && !self.tys.is_custom(t)).then_some(t)
     }
 
     /// Upstream `resource_argument_valid`: a resource argument of resource type.

@@ -7,8 +7,14 @@
 //!   shortly before) the identifier, so the label is read back from the text.
 //! * Otherwise (built in memory, read from interchange, or no text given) the name is the
 //!   id the default printer would show (`%12`), from the printer's own numbering, which
-//!   is computed once, on the first diagnostic, so that verifying a valid module costs
-//!   nothing extra.
+//!   is computed on the first diagnostic, so that verifying a valid module costs nothing
+//!   extra. Numbering is in two stages: upstream's pre-pass (constants, functions,
+//!   arguments, and the blocks reached from each body through operand blocks, with their
+//!   instructions) names almost everything a diagnostic mentions and costs a fraction of
+//!   printing; the printer numbers the rest lazily as it prints, so only a name the
+//!   pre-pass left out (an undefined value, a special register, a block the traversal
+//!   misses) runs the whole printer. A uid, once given, never changes, so both stages
+//!   spell every entity the same.
 //!
 //! Entities that the printed text would not show (unplaced instructions, blocks outside
 //! the owned list) have no name; callers describe them in words instead.
@@ -25,6 +31,9 @@ pub(crate) struct Names<'a> {
     m: &'a Module,
     sm: Option<&'a SourceMap>,
     src: Option<&'a str>,
+    /// Upstream's pre-pass numbering alone.
+    pre: OnceCell<Namer>,
+    /// The numbering of a whole default print.
     printed: OnceCell<Namer>,
 }
 
@@ -35,6 +44,7 @@ impl<'a> Names<'a> {
             m,
             sm,
             src,
+            pre: OnceCell::new(),
             printed: OnceCell::new(),
         }
     }
@@ -43,6 +53,14 @@ impl<'a> Names<'a> {
     pub(crate) fn get(&self, k: Key) -> Option<String> {
         if let Some(l) = self.user_label(k) {
             return Some(l.to_string());
+        }
+        let pre = self.pre.get_or_init(|| {
+            let mut n = Namer::new(PrintOptions::default().ids);
+            n.pre_pass(self.m);
+            n
+        });
+        if let Some(s) = pre.spelled(k) {
+            return Some(s);
         }
         self.printed
             .get_or_init(|| printed_ids(self.m, &PrintOptions::default()))

@@ -40,11 +40,19 @@ pub(crate) const COMMITTED_HIT: Shape =
 pub(crate) const MOTION_SRT: Shape =
     Shape::St(16, &[F32X3, Shape::A(&F32, 4), F32X3, F32X3, F32X3]);
 
+/// [`Tys::class`] bit: a buffer, texture, bindless array or accel.
+const RESOURCE: u8 = 1;
+/// [`Tys::class`] bit: an opaque custom type.
+const CUSTOM: u8 = 2;
+
 /// Type queries over one module's store.
 pub(crate) struct Tys<'a> {
     store: &'a TypeStore,
     size: Vec<Option<u64>>,
     align: Vec<Option<u64>>,
+    /// Per type, the class bits the operand checks ask about for nearly every operand
+    /// ([`RESOURCE`], [`CUSTOM`]): one byte load instead of a look at the type's data.
+    class: Vec<u8>,
 }
 
 impl<'a> Tys<'a> {
@@ -54,6 +62,17 @@ impl<'a> Tys<'a> {
             store,
             size: vec![None; store.len()],
             align: vec![None; store.len()],
+            class: store
+                .iter()
+                .map(|(_, d)| match d {
+                    TypeData::Buffer { .. }
+                    | TypeData::Texture { .. }
+                    | TypeData::BindlessArray
+                    | TypeData::Accel => RESOURCE,
+                    TypeData::Custom { .. } => CUSTOM,
+                    _ => 0,
+                })
+                .collect(),
         };
         t.compute_layouts();
         t
@@ -270,20 +289,14 @@ impl<'a> Tys<'a> {
         matches!(self.data(t), Some(TypeData::Struct { .. }))
     }
     /// Buffer, texture, bindless array or accel.
+    #[inline]
     pub fn is_resource(&self, t: Type) -> bool {
-        matches!(
-            self.data(t),
-            Some(
-                TypeData::Buffer { .. }
-                    | TypeData::Texture { .. }
-                    | TypeData::BindlessArray
-                    | TypeData::Accel
-            )
-        )
+        self.class.get(t.index()).is_some_and(|c| c & RESOURCE != 0)
     }
     /// An opaque custom type.
+    #[inline]
     pub fn is_custom(&self, t: Type) -> bool {
-        matches!(self.data(t), Some(TypeData::Custom { .. }))
+        self.class.get(t.index()).is_some_and(|c| c & CUSTOM != 0)
     }
     /// A custom type with this name.
     pub fn is_custom_named(&self, t: Type, name: &str) -> bool {
