@@ -21,6 +21,7 @@
 
 mod arith;
 mod globals;
+mod graph;
 mod names;
 mod optional;
 pub mod options;
@@ -30,11 +31,12 @@ mod structure;
 mod types;
 mod tyutil;
 
+use graph::Graph;
 use names::Names;
 pub use options::VerifyOptions;
 
 use crate::diag::{Diagnostic, Span};
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::SecondaryMap;
 use crate::function::{ArgKind, Function};
 use crate::inst::{InstData, InstId, InstKind};
 use crate::module::Module;
@@ -72,10 +74,12 @@ fn verify_named(
     let mut out = Vec::new();
     globals::check_module(m, &tys, sm, names, &mut out);
     let mut done: SecondaryMap<FuncId, bool> = SecondaryMap::with_default(false);
+    // One set of CFG buffers for every function.
+    let mut graph = Graph::default();
     for &f in &m.func_order {
         if m.functions.is_valid(f) && !done[f] {
             done[f] = true;
-            check_function(m, &tys, &listed, opts, sm, names, f, &mut out);
+            check_function(m, &tys, &listed, opts, sm, names, f, &mut out, &mut graph);
         }
     }
     out
@@ -98,7 +102,18 @@ pub fn verify_function(
         return out;
     }
     let names = Names::new(m, sm, None);
-    check_function(m, &tys, &listed_functions(m), opts, sm, &names, f, &mut out);
+    let mut graph = Graph::default();
+    check_function(
+        m,
+        &tys,
+        &listed_functions(m),
+        opts,
+        sm,
+        &names,
+        f,
+        &mut out,
+        &mut graph,
+    );
     out
 }
 
@@ -122,6 +137,7 @@ fn check_function(
     names: &Names<'_>,
     fid: FuncId,
     out: &mut Vec<Diagnostic>,
+    graph: &mut Graph,
 ) {
     let mut fx = Fx::new(m, tys, listed, opts, sm, names, fid, out);
     if !structure::check_header(&mut fx) {
@@ -129,12 +145,8 @@ fn check_function(
     }
     structure::collect_placement(&mut fx);
     let f = fx.f;
-    // Owned blocks are valid handles, so a dense vector covers them.
-    let mut visited = vec![false; f.blocks.len()];
-    for &b in &f.block_order {
-        if !fx.is_owned(b) || std::mem::replace(&mut visited[b.index()], true) {
-            continue;
-        }
+    let order = std::mem::take(&mut fx.order);
+    for &b in &order {
         structure::check_block_layout(&mut fx, b);
         for &i in &f.blocks[b].insts {
             if fx.place(i).map(|p| p.0) != Some(b) {
@@ -147,7 +159,8 @@ fn check_function(
             optional::check_inst(&mut fx, b, i);
         }
     }
-    ssa::check(&mut fx);
+    fx.order = order;
+    ssa::check(&mut fx, graph);
 }
 
 /// Per-function verification state shared by every checker.
@@ -173,6 +186,8 @@ pub(crate) struct Fx<'a, 'o> {
     pub shape_ok: SecondaryMap<InstId, bool>,
     /// Arguments listed in the signature.
     pub arg_listed: SecondaryMap<ArgId, bool>,
+    /// The owned blocks, each once, in owned-list order.
+    pub order: Vec<BlockId>,
 }
 
 impl<'a, 'o> Fx<'a, 'o> {
@@ -210,6 +225,7 @@ impl<'a, 'o> Fx<'a, 'o> {
             handles_ok: SecondaryMap::with_capacity_and_default(f.insts.len(), false),
             shape_ok: SecondaryMap::with_capacity_and_default(f.insts.len(), false),
             arg_listed,
+            order: Vec::new(),
         }
     }
 

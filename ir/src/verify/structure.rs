@@ -94,7 +94,7 @@ pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
     true
 }
 
-/// Fills `owned` and `placed`, reporting duplicate or dangling list entries and
+/// Fills `owned`, `order` and `placed`, reporting duplicate or dangling list entries and
 /// instructions whose `block` field disagrees with the list they are in.
 pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
     let f = fx.f;
@@ -105,15 +105,11 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
             fx.err_block(b, "block is listed more than once in the owned block list");
         } else {
             fx.owned[b] = true;
+            fx.order.push(b);
         }
     }
-    let mut visited: crate::entity::SecondaryMap<BlockId, bool> =
-        crate::entity::SecondaryMap::with_default(false);
-    for &b in &f.block_order {
-        if !fx.is_owned(b) || visited[b] {
-            continue;
-        }
-        visited[b] = true;
+    let order = std::mem::take(&mut fx.order);
+    for &b in &order {
         for (k, &i) in f.blocks[b].insts.iter().enumerate() {
             let Some(d) = f.insts.get(i) else {
                 fx.err_block(b, "block lists an instruction that does not exist");
@@ -142,6 +138,7 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
             }
         }
     }
+    fx.order = order;
 }
 
 /// Terminator presence and position, and phi position, for one block.
