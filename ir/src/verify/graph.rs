@@ -41,6 +41,8 @@ pub(crate) struct Graph {
     stack: Vec<(BlockId, u32)>,
     /// Per block: the next free slot of its predecessor list while filling it.
     cursor: Vec<u32>,
+    /// Per block: the phi that last listed it as an incoming block (duplicate check).
+    pub phi_listed: Vec<Option<InstId>>,
 }
 
 /// The successor operand indices of a terminator (upstream's `add_successor` positions).
@@ -67,13 +69,14 @@ fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
 }
 
 impl Graph {
-    /// Recomputes everything for the function of `fx` (after the per-instruction checks,
-    /// which decide which terminators have a usable operand list).
+    /// Recomputes everything for the function of `fx` (after instruction placement;
+    /// a terminator with the wrong operand count has no edges).
     pub fn build(&mut self, fx: &Fx<'_, '_>) {
         let f = fx.f;
         let nb = f.blocks.len();
         reset(&mut self.succ_range, nb, (0, 0));
         reset(&mut self.term, nb, None);
+        reset(&mut self.phi_listed, nb, None);
         self.succ_list.clear();
         // `pred_start` counts predecessors first (shifted by one), then holds offsets.
         reset(&mut self.pred_start, nb + 1, 0);
@@ -92,7 +95,7 @@ impl Graph {
                 continue;
             }
             self.term[b.index()] = Some(last);
-            if !*fx.shape_ok.get(last) {
+            if super::types::expected_count(d).is_err() {
                 continue;
             }
             let start = self.succ_list.len() as u32;

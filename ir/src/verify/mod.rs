@@ -36,7 +36,7 @@ use names::Names;
 pub use options::VerifyOptions;
 
 use crate::diag::{Diagnostic, Span};
-use crate::entity::SecondaryMap;
+use crate::entity::{EntityRef, SecondaryMap};
 use crate::function::{ArgKind, Function};
 use crate::inst::{InstData, InstId, InstKind};
 use crate::module::Module;
@@ -144,6 +144,10 @@ fn check_function(
         return;
     }
     structure::collect_placement(&mut fx);
+    // The CFG needs only placement and operand counts, so the dominance checks run in
+    // the same walk as the per-instruction checks; their diagnostics are held back and
+    // follow all of those, in block and instruction order.
+    graph.build(&fx);
     let f = fx.f;
     let order = std::mem::take(&mut fx.order);
     for &b in &order {
@@ -153,14 +157,28 @@ fn check_function(
                 continue; // invalid or duplicated; already reported
             }
             let handles_ok = structure::check_operand_handles(&mut fx, b, i);
-            fx.handles_ok.set(i, handles_ok);
-            types::check_inst(&mut fx, b, i, handles_ok);
+            let shape_ok = types::check_inst(&mut fx, b, i, handles_ok);
+            fx.set_shape_ok(i, shape_ok);
             structure::check_control_flow(&mut fx, b, i, handles_ok);
             optional::check_inst(&mut fx, b, i);
+            if handles_ok {
+                ssa::check_inst(&mut fx, graph, b, i);
+            }
         }
     }
     fx.order = order;
-    ssa::check(&mut fx, graph);
+    let later = std::mem::take(&mut fx.later);
+    fx.out.extend(later);
+    optional::check_graph(&mut fx, graph);
+}
+
+/// What the verifier has learnt about one instruction handle of the function.
+#[derive(Copy, Clone, Default)]
+struct InstFacts {
+    /// Its block and position, if placed (once) in an owned block.
+    place: Option<(BlockId, u32)>,
+    /// Whether the operand count matches the kind (CFG edges need it).
+    shape_ok: bool,
 }
 
 /// Per-function verification state shared by every checker.
@@ -176,18 +194,16 @@ pub(crate) struct Fx<'a, 'o> {
     pub fid: FuncId,
     pub f: &'a Function,
     out: &'o mut Vec<Diagnostic>,
-    /// Owned blocks (valid handles listed in `block_order`).
-    pub owned: SecondaryMap<BlockId, bool>,
-    /// Where each instruction is placed: its block and position.
-    pub placed: SecondaryMap<InstId, Option<(BlockId, u32)>>,
-    /// Whether every operand handle of an instruction is valid.
-    pub handles_ok: SecondaryMap<InstId, bool>,
-    /// Whether an instruction's operand count matches its kind (CFG edges need it).
-    pub shape_ok: SecondaryMap<InstId, bool>,
+    /// Per block handle: whether it is owned (a valid handle listed in `block_order`).
+    owned: Vec<bool>,
+    /// Per instruction handle: placement and per-instruction results.
+    facts: Vec<InstFacts>,
     /// Arguments listed in the signature.
     pub arg_listed: SecondaryMap<ArgId, bool>,
     /// The owned blocks, each once, in owned-list order.
     pub order: Vec<BlockId>,
+    /// Diagnostics held back until the per-instruction checks are done (dominance).
+    later: Vec<Diagnostic>,
 }
 
 impl<'a, 'o> Fx<'a, 'o> {
@@ -219,13 +235,12 @@ impl<'a, 'o> Fx<'a, 'o> {
             fid,
             f,
             out,
-            // Sized up front: growing them slot by slot copies them repeatedly.
-            owned: SecondaryMap::with_capacity_and_default(f.blocks.len(), false),
-            placed: SecondaryMap::with_capacity_and_default(f.insts.len(), None),
-            handles_ok: SecondaryMap::with_capacity_and_default(f.insts.len(), false),
-            shape_ok: SecondaryMap::with_capacity_and_default(f.insts.len(), false),
+            // Dense, sized up front: every valid handle has a slot.
+            owned: vec![false; f.blocks.len()],
+            facts: vec![InstFacts::default(); f.insts.len()],
             arg_listed,
             order: Vec::new(),
+            later: Vec::new(),
         }
     }
 
@@ -327,7 +342,18 @@ impl<'a, 'o> Fx<'a, 'o> {
 
     /// Reports a problem with an instruction of block `b`.
     pub fn err_inst(&mut self, b: BlockId, i: InstId, msg: impl std::fmt::Display) {
-        let d = Diagnostic::error(
+        let d = self.inst_diag(b, i, msg);
+        self.out.push(d);
+    }
+
+    /// [`Fx::err_inst`], reported after every per-instruction diagnostic of the function.
+    pub fn err_inst_later(&mut self, b: BlockId, i: InstId, msg: impl std::fmt::Display) {
+        let d = self.inst_diag(b, i, msg);
+        self.later.push(d);
+    }
+
+    fn inst_diag(&self, b: BlockId, i: InstId, msg: impl std::fmt::Display) -> Diagnostic {
+        Diagnostic::error(
             format!(
                 "{}, block {}, {} ({}): {msg}",
                 self.fn_label(),
@@ -336,8 +362,7 @@ impl<'a, 'o> Fx<'a, 'o> {
                 self.inst_desc(i)
             ),
             self.span_inst(b, i),
-        );
-        self.out.push(d);
+        )
     }
 
     // ---- entity queries (all panic-free) ----
@@ -348,13 +373,41 @@ impl<'a, 'o> Fx<'a, 'o> {
     }
 
     /// Placement of a valid, placed instruction.
+    #[inline]
     pub fn place(&self, i: InstId) -> Option<(BlockId, u32)> {
-        *self.placed.get(i)
+        self.facts.get(i.index()).and_then(|x| x.place)
+    }
+
+    /// Records where a valid instruction handle is placed.
+    pub fn set_place(&mut self, i: InstId, b: BlockId, pos: u32) {
+        if let Some(x) = self.facts.get_mut(i.index()) {
+            x.place = Some((b, pos));
+        }
+    }
+
+    /// Whether the operand count of `i` matches its kind (as checked so far).
+    pub fn shape_ok(&self, i: InstId) -> bool {
+        self.facts.get(i.index()).is_some_and(|x| x.shape_ok)
+    }
+
+    /// Records whether the operand count of a valid instruction handle matches its kind.
+    pub fn set_shape_ok(&mut self, i: InstId, shape_ok: bool) {
+        if let Some(x) = self.facts.get_mut(i.index()) {
+            x.shape_ok = shape_ok;
+        }
     }
 
     /// Whether `b` is a valid block in the owned block list.
+    #[inline]
     pub fn is_owned(&self, b: BlockId) -> bool {
-        *self.owned.get(b)
+        self.owned.get(b.index()).copied().unwrap_or(false)
+    }
+
+    /// Marks a valid block handle as owned.
+    pub fn set_owned(&mut self, b: BlockId) {
+        if let Some(x) = self.owned.get_mut(b.index()) {
+            *x = true;
+        }
     }
 
     /// The type of a value (`None` for void, blocks, functions and bad handles).

@@ -58,7 +58,7 @@ pub(super) fn check_graph(fx: &mut Fx<'_, '_>, g: &Graph) {
         let mut owner: SecondaryMap<BlockId, Option<InstId>> = SecondaryMap::with_default(None);
         for &b in &order {
             for &i in &f.blocks[b].insts {
-                if fx.place(i).map(|p| p.0) != Some(b) || !*fx.shape_ok.get(i) {
+                if fx.place(i).map(|p| p.0) != Some(b) || !fx.shape_ok(i) {
                     continue;
                 }
                 let Some(m) = fx.inst(i).and_then(|d| d.kind.merge()) else {

@@ -12,36 +12,21 @@
 //!   (a `cond_br %c, %x, %x` edge pair counts once, as upstream keeps predecessor sets).
 
 use super::graph::Graph;
-use super::{Fx, optional};
+use super::Fx;
 use crate::entity::EntityRef;
 use crate::inst::{InstId, InstKind};
 use crate::value::{BlockId, Value};
 
-/// Runs the CFG-dependent checks for the whole function (`g` is refilled for it).
-pub(super) fn check(fx: &mut Fx<'_, '_>, g: &mut Graph) {
-    g.build(fx);
-    let f = fx.f;
-    let order = std::mem::take(&mut fx.order);
-    // Per block: the phi that last listed it as an incoming block (duplicate check).
-    let mut listed_by: Vec<Option<InstId>> = Vec::new();
-    for &b in &order {
-        for &i in &f.blocks[b].insts {
-            if fx.place(i).map(|p| p.0) != Some(b) || !*fx.handles_ok.get(i) {
-                continue;
-            }
-            let Some(d) = fx.inst(i) else { continue };
-            if let InstKind::Phi { blocks } = &d.kind {
-                if listed_by.is_empty() {
-                    listed_by.resize(f.blocks.len(), None);
-                }
-                check_phi(fx, g, b, i, blocks, &mut listed_by);
-            } else {
-                check_dominance(fx, g, b, i);
-            }
-        }
+/// The dominance and phi checks of instruction `i` of block `b` (placed there, with
+/// valid operand handles); `g` holds the function's CFG. Diagnostics are held back
+/// ([`Fx::err_inst_later`]).
+pub(super) fn check_inst(fx: &mut Fx<'_, '_>, g: &mut Graph, b: BlockId, i: InstId) {
+    let Some(d) = fx.inst(i) else { return };
+    if let InstKind::Phi { blocks } = &d.kind {
+        check_phi(fx, g, b, i, blocks);
+    } else {
+        check_dominance(fx, g, b, i);
     }
-    fx.order = order;
-    optional::check_graph(fx, g);
 }
 
 fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
@@ -62,7 +47,7 @@ fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
                     "a later instruction"
                 };
                 let xn = fx.iname(x);
-                fx.err_inst(
+                fx.err_inst_later(
                     b,
                     i,
                     format!(
@@ -72,7 +57,7 @@ fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
             }
         } else if !g.block_dominates(db, b) {
             let (xn, dn) = (fx.iname(x), fx.bname(db));
-            fx.err_inst(
+            fx.err_inst_later(
                 b,
                 i,
                 format!("operand {k} ({xn}, defined in block {dn}) does not dominate this use"),
@@ -81,29 +66,21 @@ fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
     }
 }
 
-fn check_phi(
-    fx: &mut Fx<'_, '_>,
-    g: &Graph,
-    b: BlockId,
-    i: InstId,
-    blocks: &[BlockId],
-    listed_by: &mut [Option<InstId>],
-) {
+fn check_phi(fx: &mut Fx<'_, '_>, g: &mut Graph, b: BlockId, i: InstId, blocks: &[BlockId]) {
     let Some(d) = fx.inst(i) else { return };
-    let preds = g.preds(b);
     let mut incoming = 0;
     for (k, (&v, &ib)) in d.operands.iter().zip(blocks).enumerate() {
         if !fx.is_owned(ib) {
-            fx.err_inst(
+            fx.err_inst_later(
                 b,
                 i,
                 format!("incoming block {k} is not owned by this function"),
             );
             continue;
         }
-        if preds.binary_search(&ib).is_err() {
+        if g.preds(b).binary_search(&ib).is_err() {
             let (ibn, bn) = (fx.bname(ib), fx.bname(b));
-            fx.err_inst(
+            fx.err_inst_later(
                 b,
                 i,
                 format!("incoming block {k} ({ibn}) is not a predecessor of block {bn}"),
@@ -111,9 +88,9 @@ fn check_phi(
             continue;
         }
         // `ib` is owned, so a valid handle.
-        if std::mem::replace(&mut listed_by[ib.index()], Some(i)) == Some(i) {
+        if std::mem::replace(&mut g.phi_listed[ib.index()], Some(i)) == Some(i) {
             let ibn = fx.bname(ib);
-            fx.err_inst(
+            fx.err_inst_later(
                 b,
                 i,
                 format!("incoming block {k} ({ibn}) appears more than once"),
@@ -130,7 +107,7 @@ fn check_phi(
                 let torder = fx.place(t).map_or(u32::MAX, |p| p.1);
                 if dorder >= torder {
                     let (xn, ibn) = (fx.iname(x), fx.bname(ib));
-                    fx.err_inst(
+                    fx.err_inst_later(
                         b,
                         i,
                         format!(
@@ -141,7 +118,7 @@ fn check_phi(
             }
         } else if !g.block_dominates(db, ib) {
             let (xn, dn, ibn) = (fx.iname(x), fx.bname(db), fx.bname(ib));
-            fx.err_inst(
+            fx.err_inst_later(
                 b,
                 i,
                 format!(
@@ -150,9 +127,10 @@ fn check_phi(
             );
         }
     }
+    let preds = g.preds(b);
     if incoming != preds.len() {
         let names: Vec<String> = preds.iter().map(|p| fx.bname(*p)).collect();
-        fx.err_inst(
+        fx.err_inst_later(
             b,
             i,
             format!(

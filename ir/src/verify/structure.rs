@@ -104,7 +104,7 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
         } else if fx.is_owned(b) {
             fx.err_block(b, "block is listed more than once in the owned block list");
         } else {
-            fx.owned[b] = true;
+            fx.set_owned(b);
             fx.order.push(b);
         }
     }
@@ -123,7 +123,7 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
                 );
                 continue;
             }
-            fx.placed[i] = Some((b, k as u32));
+            fx.set_place(i, b, k as u32);
             if d.block != Some(b) {
                 let said = match d.block {
                     Some(x) => format!("block {}", fx.bname(x)),

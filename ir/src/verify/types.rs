@@ -13,9 +13,10 @@ use crate::op::{AtomicOp, CastOp};
 use crate::types::{ScalarKind, Type, TypeData};
 use crate::value::{BlockId, Value};
 
-/// Checks count, result shape and typing of instruction `i` in block `b`.
-pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) {
-    let Some(d) = fx.inst(i) else { return };
+/// Checks count, result shape and typing of instruction `i` in block `b`. Returns
+/// whether the operand count matches the kind.
+pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) -> bool {
+    let Some(d) = fx.inst(i) else { return false };
     let count_ok = match expected_count(d) {
         Ok(()) => true,
         Err(want) => {
@@ -27,10 +28,9 @@ pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok:
             false
         }
     };
-    fx.shape_ok.set(i, count_ok);
     check_result_shape(fx, b, i, d);
     if !handles_ok || !count_ok {
-        return;
+        return count_ok;
     }
     let r = match &d.kind {
         InstKind::Arithmetic(op) => arith::check_arith(fx, *op, d),
@@ -47,10 +47,11 @@ pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok:
     if let Err(msg) = r {
         fx.err_inst(b, i, msg);
     }
+    count_ok
 }
 
 /// Operand-count rule per kind (`Err` carries the expected count in words).
-fn expected_count(d: &InstData) -> Result<(), String> {
+pub(super) fn expected_count(d: &InstData) -> Result<(), String> {
     let n = d.operands.len();
     let exact = |k: usize| if n == k { Ok(()) } else { Err(k.to_string()) };
     let at_least = |k: usize| {
