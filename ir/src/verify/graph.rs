@@ -203,6 +203,7 @@ impl Graph {
     }
 
     /// Whether `b` is reachable from the body.
+    #[inline]
     pub fn is_reachable(&self, b: BlockId) -> bool {
         self.num.get(b.index()).is_some_and(|n| *n != NONE)
     }
@@ -238,6 +239,7 @@ impl Graph {
 
     /// Upstream's `block_dominates`: uses in unreachable blocks are always dominated,
     /// definitions in unreachable blocks never dominate a reachable use.
+    #[inline]
     pub fn block_dominates(&self, def: BlockId, use_: BlockId) -> bool {
         if !self.is_reachable(use_) {
             return true;

@@ -378,6 +378,12 @@ impl<'a, 'o> Fx<'a, 'o> {
         self.facts.get(i.index()).and_then(|x| x.place)
     }
 
+    /// For a valid instruction handle, its placement (`Some(None)`: not placed).
+    #[inline]
+    pub fn valid_place(&self, i: InstId) -> Option<Option<(BlockId, u32)>> {
+        self.facts.get(i.index()).map(|x| x.place)
+    }
+
     /// Records where a valid instruction handle is placed.
     pub fn set_place(&mut self, i: InstId, b: BlockId, pos: u32) {
         if let Some(x) = self.facts.get_mut(i.index()) {
@@ -450,7 +456,7 @@ impl<'a, 'o> Fx<'a, 'o> {
 
     /// Upstream `rvalue_operand_valid`.
     pub fn rvalue(&self, v: Value) -> bool {
-        self.typed(v) && !self.is_lvalue(v)
+        self.rvalue_ty(v).is_some()
     }
 
     /// Upstream `data_operand_valid`: an rvalue of non-custom type.
@@ -458,10 +464,16 @@ impl<'a, 'o> Fx<'a, 'o> {
         self.data_ty(v).is_some()
     }
 
-    /// The type of `v` if it is a data operand ([`Fx::data`]), in one lookup of the
-    /// value: the hot path of operand typing.
+    /// The type of `v` if it is a data operand ([`Fx::data`]).
     #[inline]
     pub fn data_ty(&self, v: Value) -> Option<Type> {
+        self.rvalue_ty(v).filter(|t| !self.tys.is_custom(*t))
+    }
+
+    /// The type of `v` if it is an rvalue ([`Fx::rvalue`]), in one lookup of the value:
+    /// the hot path of operand typing.
+    #[inline]
+    pub fn rvalue_ty(&self, v: Value) -> Option<Type> {
         let t = match v {
             Value::Inst(i) => {
                 let d = self.inst(i)?;
@@ -479,7 +491,7 @@ impl<'a, 'o> Fx<'a, 'o> {
             }
             _ => self.vty(v)?,
         };
-        (self.tys.valid(t) && !self.tys.is_resource(t) && !self.tys.is_custom(t)).then_some(t)
+        (self.tys.valid(t) && !self.tys.is_resource(t)).then_some(t)
     }
 
     /// Upstream `resource_argument_valid`: a resource argument of resource type.

@@ -10,7 +10,11 @@ use crate::inst::{InstId, InstKind};
 use crate::value::{BlockId, Value};
 
 /// Per-instruction option checks.
+#[inline]
 pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) {
+    if !fx.opts.require_no_phi && !fx.opts.require_no_unstructured_control_flow {
+        return;
+    }
     let Some(d) = fx.inst(i) else { return };
     if fx.opts.require_no_phi && matches!(d.kind, InstKind::Phi { .. }) {
         fx.err_inst(

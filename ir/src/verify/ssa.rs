@@ -20,17 +20,13 @@ use crate::value::{BlockId, Value};
 /// The dominance and phi checks of instruction `i` of block `b` (placed there, with
 /// valid operand handles); `g` holds the function's CFG. Diagnostics are held back
 /// ([`Fx::err_inst_later`]).
+#[inline]
 pub(super) fn check_inst(fx: &mut Fx<'_, '_>, g: &mut Graph, b: BlockId, i: InstId) {
     let Some(d) = fx.inst(i) else { return };
     if let InstKind::Phi { blocks } = &d.kind {
         check_phi(fx, g, b, i, blocks);
-    } else {
-        check_dominance(fx, g, b, i);
+        return;
     }
-}
-
-fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
-    let Some(d) = fx.inst(i) else { return };
     let Some((_, order)) = fx.place(i) else {
         return;
     };
@@ -39,31 +35,36 @@ fn check_dominance(fx: &mut Fx<'_, '_>, g: &Graph, b: BlockId, i: InstId) {
         let Some((db, dorder)) = fx.place(x) else {
             continue;
         };
-        if db == b {
-            if dorder >= order {
-                let what = if x == i {
-                    "the instruction itself"
-                } else {
-                    "a later instruction"
-                };
-                let xn = fx.iname(x);
-                fx.err_inst_later(
-                    b,
-                    i,
-                    format!(
-                        "operand {k} ({xn}) is defined by {what} of the same block; definitions must precede their uses"
-                    ),
-                );
-            }
-        } else if !g.block_dominates(db, b) {
-            let (xn, dn) = (fx.iname(x), fx.bname(db));
-            fx.err_inst_later(
-                b,
-                i,
-                format!("operand {k} ({xn}, defined in block {dn}) does not dominate this use"),
-            );
+        let dominated = if db == b {
+            dorder < order
+        } else {
+            g.block_dominates(db, b)
+        };
+        if !dominated {
+            report_undominated(fx, b, i, k, x, db);
         }
     }
+}
+
+/// Reports operand `k` (`x`, defined in block `db`) of instruction `i` in block `b` as
+/// not dominating its use.
+#[cold]
+fn report_undominated(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, k: usize, x: InstId, db: BlockId) {
+    let xn = fx.iname(x);
+    let msg = if db == b {
+        let what = if x == i {
+            "the instruction itself"
+        } else {
+            "a later instruction"
+        };
+        format!(
+            "operand {k} ({xn}) is defined by {what} of the same block; definitions must precede their uses"
+        )
+    } else {
+        let dn = fx.bname(db);
+        format!("operand {k} ({xn}, defined in block {dn}) does not dominate this use")
+    };
+    fx.err_inst_later(b, i, msg);
 }
 
 fn check_phi(fx: &mut Fx<'_, '_>, g: &mut Graph, b: BlockId, i: InstId, blocks: &[BlockId]) {

@@ -55,27 +55,24 @@ pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
             fx.err_arg(a, "argument type handle is out of range");
             continue;
         }
-        let t = fx.tname(Some(ad.ty));
         let res = fx.tys.is_resource(ad.ty);
         let custom = fx.tys.is_custom(ad.ty);
-        match ad.kind {
-            ArgKind::Value if res || custom => fx.err_arg(
-                a,
-                format!(
-                    "value argument cannot have {} type {t}",
-                    if res { "resource" } else { "custom" }
-                ),
+        let t = || fx.tname(Some(ad.ty)); // spelled only for a diagnostic
+        let msg = match ad.kind {
+            ArgKind::Value if res || custom => format!(
+                "value argument cannot have {} type {}",
+                if res { "resource" } else { "custom" },
+                t()
             ),
-            ArgKind::Reference if res => fx.err_arg(
-                a,
-                format!("reference argument cannot have resource type {t}"),
-            ),
-            ArgKind::Resource if !res => fx.err_arg(
-                a,
-                format!("resource argument must have a resource type, found {t}"),
-            ),
-            _ => {}
-        }
+            ArgKind::Reference if res => {
+                format!("reference argument cannot have resource type {}", t())
+            }
+            ArgKind::Resource if !res => {
+                format!("resource argument must have a resource type, found {}", t())
+            }
+            _ => continue,
+        };
+        fx.err_arg(a, msg);
     }
     if !f.kind.has_definition() {
         if f.body.is_some() || !f.block_order.is_empty() {
@@ -183,6 +180,7 @@ pub(super) fn check_block_layout(fx: &mut Fx<'_, '_>, b: BlockId) {
 
 /// Checks that every operand names a live entity of this function or module, and that
 /// the result type handle is valid. Returns whether all handles are usable.
+#[inline]
 pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) -> bool {
     let Some(d) = fx.inst(i) else { return false };
     let mut ok = true;
@@ -194,12 +192,12 @@ pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) 
     }
     for (k, &v) in d.operands.iter().enumerate() {
         let problem = match v {
-            Value::Inst(x) => match fx.inst(x) {
+            Value::Inst(x) => match fx.valid_place(x) {
                 None => Some("an instruction that does not exist in this function".into()),
-                Some(_) if fx.place(x).is_none() => {
+                Some(None) => {
                     Some("an instruction that is not placed in any block of this function".into())
                 }
-                Some(_) => None,
+                Some(Some(_)) => None,
             },
             Value::Block(x) => {
                 (!fx.is_owned(x)).then(|| "a block that is not owned by this function".into())
@@ -231,7 +229,21 @@ pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) 
 
 /// Structured ownership (merge, loop body/update blocks), autodiff-scope flags and
 /// switch/indexed-branch case labels.
+#[inline]
 pub(super) fn check_control_flow(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) {
+    let Some(d) = fx.inst(i) else { return };
+    // Only structured instructions and branches with case labels have anything to check.
+    if d.kind.tag().is_structured()
+        || matches!(
+            d.kind,
+            InstKind::Switch { .. } | InstKind::IndexedBranch { .. }
+        )
+    {
+        check_control_flow_of(fx, b, i, handles_ok);
+    }
+}
+
+fn check_control_flow_of(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) {
     let Some(d) = fx.inst(i) else { return };
     let tag = d.kind.tag();
     if tag.is_structured() {
