@@ -38,7 +38,7 @@ pub use options::VerifyOptions;
 use crate::diag::{Diagnostic, Span};
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::function::{ArgKind, Function};
-use crate::inst::{InstData, InstId, InstKind};
+use crate::inst::{InstData, InstId, InstKind, InstTag};
 use crate::module::Module;
 use crate::source_map::SourceMap;
 use crate::text::numbering::Key;
@@ -177,6 +177,10 @@ fn check_function(
 struct InstFacts {
     /// Its block and position, if placed (once) in an owned block.
     place: Option<(BlockId, u32)>,
+    /// For a placed instruction: its tag and result type, so that typing an operand
+    /// does not decode the defining instruction's kind again.
+    tag: Option<InstTag>,
+    ty: Option<Type>,
     /// Whether the operand count matches the kind (CFG edges need it).
     shape_ok: bool,
 }
@@ -196,6 +200,9 @@ pub(crate) struct Fx<'a, 'o> {
     out: &'o mut Vec<Diagnostic>,
     /// Per block handle: whether it is owned (a valid handle listed in `block_order`).
     owned: Vec<bool>,
+    /// Per block handle: whether its instructions are all placed in it, with phis
+    /// first and nothing after a terminator (set by `collect_placement`).
+    layout_clean: Vec<bool>,
     /// Per instruction handle: placement and per-instruction results.
     facts: Vec<InstFacts>,
     /// Arguments listed in the signature.
@@ -237,6 +244,7 @@ impl<'a, 'o> Fx<'a, 'o> {
             out,
             // Dense, sized up front: every valid handle has a slot.
             owned: vec![false; f.blocks.len()],
+            layout_clean: vec![false; f.blocks.len()],
             facts: vec![InstFacts::default(); f.insts.len()],
             arg_listed,
             order: Vec::new(),
@@ -384,11 +392,19 @@ impl<'a, 'o> Fx<'a, 'o> {
         self.facts.get(i.index()).map(|x| x.place)
     }
 
-    /// Records where a valid instruction handle is placed.
-    pub fn set_place(&mut self, i: InstId, b: BlockId, pos: u32) {
+    /// Records where a valid instruction handle is placed, with its tag and type.
+    pub fn set_place(&mut self, i: InstId, b: BlockId, pos: u32, tag: InstTag, ty: Option<Type>) {
         if let Some(x) = self.facts.get_mut(i.index()) {
             x.place = Some((b, pos));
+            x.tag = Some(tag);
+            x.ty = ty;
         }
+    }
+
+    /// The tag of a placed instruction.
+    #[inline]
+    pub fn placed_tag(&self, i: InstId) -> Option<InstTag> {
+        self.facts.get(i.index()).and_then(|x| x.tag)
     }
 
     /// Whether the operand count of `i` matches its kind (as checked so far).
@@ -407,6 +423,18 @@ impl<'a, 'o> Fx<'a, 'o> {
     #[inline]
     pub fn is_owned(&self, b: BlockId) -> bool {
         self.owned.get(b.index()).copied().unwrap_or(false)
+    }
+
+    /// Whether `b`'s instructions are all placed in it in a valid order.
+    pub fn layout_clean(&self, b: BlockId) -> bool {
+        self.layout_clean.get(b.index()).copied().unwrap_or(false)
+    }
+
+    /// Records that a valid block handle's layout is clean.
+    pub fn set_layout_clean(&mut self, b: BlockId) {
+        if let Some(x) = self.layout_clean.get_mut(b.index()) {
+            *x = true;
+        }
     }
 
     /// Marks a valid block handle as owned.
@@ -475,13 +503,23 @@ impl<'a, 'o> Fx<'a, 'o> {
     #[inline]
     pub fn rvalue_ty(&self, v: Value) -> Option<Type> {
         let t = match v {
-            Value::Inst(i) => {
-                let d = self.inst(i)?;
-                if matches!(d.kind, InstKind::Alloca(_) | InstKind::Gep) {
-                    return None; // an lvalue
+            Value::Inst(i) => match self.facts.get(i.index()) {
+                Some(&InstFacts {
+                    tag: Some(tag), ty, ..
+                }) => {
+                    if matches!(tag, InstTag::Alloca | InstTag::Gep) {
+                        return None; // an lvalue
+                    }
+                    ty?
                 }
-                d.ty?
-            }
+                _ => {
+                    let d = self.inst(i)?;
+                    if matches!(d.kind, InstKind::Alloca(_) | InstKind::Gep) {
+                        return None; // an lvalue
+                    }
+                    d.ty?
+                }
+            },
             Value::Arg(a) => {
                 let d = self.f.args.get(a)?;
                 if d.kind == ArgKind::Reference {

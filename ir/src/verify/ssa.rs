@@ -11,10 +11,10 @@
 //! * phi incoming blocks are distinct and are exactly the block's predecessor *set*
 //!   (a `cond_br %c, %x, %x` edge pair counts once, as upstream keeps predecessor sets).
 
-use super::graph::Graph;
 use super::Fx;
+use super::graph::Graph;
 use crate::entity::EntityRef;
-use crate::inst::{InstId, InstKind};
+use crate::inst::{InstId, InstKind, InstTag};
 use crate::value::{BlockId, Value};
 
 /// The dominance and phi checks of instruction `i` of block `b` (placed there, with
@@ -23,7 +23,9 @@ use crate::value::{BlockId, Value};
 #[inline]
 pub(super) fn check_inst(fx: &mut Fx<'_, '_>, g: &mut Graph, b: BlockId, i: InstId) {
     let Some(d) = fx.inst(i) else { return };
-    if let InstKind::Phi { blocks } = &d.kind {
+    if fx.placed_tag(i) == Some(InstTag::Phi)
+        && let InstKind::Phi { blocks } = &d.kind
+    {
         check_phi(fx, g, b, i, blocks);
         return;
     }
@@ -49,7 +51,14 @@ pub(super) fn check_inst(fx: &mut Fx<'_, '_>, g: &mut Graph, b: BlockId, i: Inst
 /// Reports operand `k` (`x`, defined in block `db`) of instruction `i` in block `b` as
 /// not dominating its use.
 #[cold]
-fn report_undominated(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, k: usize, x: InstId, db: BlockId) {
+fn report_undominated(
+    fx: &mut Fx<'_, '_>,
+    b: BlockId,
+    i: InstId,
+    k: usize,
+    x: InstId,
+    db: BlockId,
+) {
     let xn = fx.iname(x);
     let msg = if db == b {
         let what = if x == i {
@@ -89,7 +98,7 @@ fn check_phi(fx: &mut Fx<'_, '_>, g: &mut Graph, b: BlockId, i: InstId, blocks: 
             continue;
         }
         // `ib` is owned, so a valid handle.
-        if std::mem::replace(&mut g.phi_listed[ib.index()], Some(i)) == Some(i) {
+        if g.phi_listed[ib.index()].replace(i) == Some(i) {
             let ibn = fx.bname(ib);
             fx.err_inst_later(
                 b,

@@ -5,7 +5,7 @@
 
 use super::Fx;
 use crate::function::{ArgKind, FunctionKind};
-use crate::inst::{InstId, InstKind};
+use crate::inst::{InstId, InstKind, InstTag};
 use crate::types::ScalarKind;
 use crate::value::{BlockId, Value};
 
@@ -91,7 +91,8 @@ pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
     true
 }
 
-/// Fills `owned`, `order` and `placed`, reporting duplicate or dangling list entries and
+/// Fills `owned`, `order` and the placements (noting blocks whose layout is clean),
+/// reporting duplicate or dangling list entries and
 /// instructions whose `block` field disagrees with the list they are in.
 pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
     let f = fx.f;
@@ -107,9 +108,14 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
     }
     let order = std::mem::take(&mut fx.order);
     for &b in &order {
+        // Whether the terminator and phi rules of `check_block_layout` hold for this
+        // block so far (every instruction placed here, in a valid order).
+        let mut clean = true;
+        let (mut saw_terminator, mut saw_non_phi) = (false, false);
         for (k, &i) in f.blocks[b].insts.iter().enumerate() {
             let Some(d) = f.insts.get(i) else {
                 fx.err_block(b, "block lists an instruction that does not exist");
+                clean = false;
                 continue;
             };
             if let Some((pb, _)) = fx.place(i) {
@@ -118,9 +124,15 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
                     b,
                     format!("{iname} is listed more than once (already in block {pname})"),
                 );
+                clean = false;
                 continue;
             }
-            fx.set_place(i, b, k as u32);
+            let tag = d.kind.tag();
+            let phi = tag == InstTag::Phi;
+            clean &= !(saw_terminator || (phi && saw_non_phi));
+            saw_non_phi |= !phi;
+            saw_terminator |= tag.is_terminator();
+            fx.set_place(i, b, k as u32, tag, d.ty);
             if d.block != Some(b) {
                 let said = match d.block {
                     Some(x) => format!("block {}", fx.bname(x)),
@@ -133,6 +145,9 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
                     format!("instruction is listed in block {here} but records {said}"),
                 );
             }
+        }
+        if clean {
+            fx.set_layout_clean(b);
         }
     }
     fx.order = order;
@@ -152,6 +167,9 @@ pub(super) fn check_block_layout(fx: &mut Fx<'_, '_>, b: BlockId) {
         } else {
             fx.err_block(b, "block does not end with a terminator");
         }
+    }
+    if fx.layout_clean(b) {
+        return; // `collect_placement` saw nothing the walk below would report
     }
     let mut saw_terminator = false;
     let mut saw_non_phi = false;
@@ -231,14 +249,9 @@ pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) 
 /// switch/indexed-branch case labels.
 #[inline]
 pub(super) fn check_control_flow(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) {
-    let Some(d) = fx.inst(i) else { return };
     // Only structured instructions and branches with case labels have anything to check.
-    if d.kind.tag().is_structured()
-        || matches!(
-            d.kind,
-            InstKind::Switch { .. } | InstKind::IndexedBranch { .. }
-        )
-    {
+    let Some(tag) = fx.placed_tag(i) else { return };
+    if tag.is_structured() || tag == InstTag::IndexedBranch {
         check_control_flow_of(fx, b, i, handles_ok);
     }
 }

@@ -61,7 +61,11 @@ const BOOL: u8 = 128;
 fn kind_bits(k: ScalarKind) -> u8 {
     let float = matches!(
         k,
-        ScalarKind::F16 | ScalarKind::F32 | ScalarKind::F64 | ScalarKind::F8E4M3 | ScalarKind::F8E5M2
+        ScalarKind::F16
+            | ScalarKind::F32
+            | ScalarKind::F64
+            | ScalarKind::F8E4M3
+            | ScalarKind::F8E5M2
     );
     (if k.is_signed_int() { INT } else { 0 })
         | (if k.is_unsigned_int() { UINT } else { 0 })
