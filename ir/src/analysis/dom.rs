@@ -121,7 +121,6 @@ impl DomTree {
 /// a block has many predecessors deep in a long dominator chain, e.g. a loop whose
 /// `continue` edges come from thousands of blocks in sequence). Everything is iterative.
 fn lengauer_tarjan(entry: BlockId, cfg: &Cfg) -> SecondaryMap<BlockId, Option<BlockId>> {
-    const NONE: u32 = u32::MAX;
     // DFS preorder numbering with spanning-tree parents.
     let mut num: SecondaryMap<BlockId, u32> = SecondaryMap::with_default(NONE);
     let mut vertex: Vec<BlockId> = Vec::new();
@@ -145,52 +144,104 @@ fn lengauer_tarjan(entry: BlockId, cfg: &Cfg) -> SecondaryMap<BlockId, Option<Bl
             stack.pop();
         }
     }
-    let n = vertex.len();
-    let mut semi: Vec<u32> = (0..n as u32).collect();
-    let mut idom: Vec<u32> = vec![NONE; n];
-    let mut ancestor: Vec<u32> = vec![NONE; n];
-    let mut label: Vec<u32> = (0..n as u32).collect();
-    let mut bucket: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let mut path: Vec<u32> = Vec::new();
-    for w in (1..n).rev() {
-        for &p in cfg.preds(vertex[w]) {
-            let v = num[p];
-            if v == NONE {
-                continue; // unreachable predecessor
-            }
-            let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
-            if semi[u as usize] < semi[w] {
-                semi[w] = semi[u as usize];
-            }
-        }
-        bucket[semi[w] as usize].push(w as u32);
-        let pw = parent[w];
-        ancestor[w] = pw;
-        for v in std::mem::take(&mut bucket[pw as usize]) {
-            let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
-            idom[v as usize] = if semi[u as usize] < semi[v as usize] {
-                u
-            } else {
-                pw
-            };
-        }
-    }
-    for w in 1..n {
-        if idom[w] != semi[w] {
-            idom[w] = idom[idom[w] as usize];
-        }
-    }
+    let mut lt = LengauerTarjan::default();
+    lt.compute(&parent, |w| {
+        cfg.preds(vertex[w as usize])
+            .iter()
+            .map(|p| num[*p])
+            .filter(|v| *v != NONE) // unreachable predecessor
+    });
     let mut out: SecondaryMap<BlockId, Option<BlockId>> = SecondaryMap::with_default(None);
-    for w in 1..n {
-        out[vertex[w]] = Some(vertex[idom[w] as usize]);
+    for w in 1..vertex.len() {
+        out[vertex[w]] = Some(vertex[lt.idom[w] as usize]);
     }
     out
+}
+
+/// No vertex.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Lengauer–Tarjan over dense vertex numbers, with buffers that can be reused from one
+/// graph to the next (the verifier runs it for every function). Buckets are linked
+/// lists in flat arrays: nothing is allocated per vertex.
+#[derive(Default)]
+pub(crate) struct LengauerTarjan {
+    /// The result: the immediate dominator of each vertex (`NONE` for the root).
+    pub idom: Vec<u32>,
+    semi: Vec<u32>,
+    ancestor: Vec<u32>,
+    label: Vec<u32>,
+    bucket_head: Vec<u32>,
+    bucket_next: Vec<u32>,
+    path: Vec<u32>,
+}
+
+impl LengauerTarjan {
+    /// Computes [`Self::idom`] for vertices `0..parent.len()`, numbered in DFS preorder
+    /// from the root 0; `parent[w]` is `w`'s DFS-tree parent and `preds(w)` yields the
+    /// vertices with an edge to `w` (every vertex reachable). An immediate dominator is a
+    /// DFS-tree ancestor, so `idom[w] < w` for every `w > 0`.
+    pub(crate) fn compute<I: Iterator<Item = u32>>(
+        &mut self,
+        parent: &[u32],
+        mut preds: impl FnMut(u32) -> I,
+    ) {
+        let n = parent.len();
+        let reset = |v: &mut Vec<u32>, x: u32| {
+            v.clear();
+            v.resize(n, x);
+        };
+        reset(&mut self.idom, NONE);
+        reset(&mut self.ancestor, NONE);
+        reset(&mut self.bucket_head, NONE);
+        reset(&mut self.bucket_next, NONE);
+        self.semi.clear();
+        self.semi.extend(0..n as u32);
+        self.label.clear();
+        self.label.extend(0..n as u32);
+        let Self {
+            idom,
+            semi,
+            ancestor,
+            label,
+            bucket_head,
+            bucket_next,
+            path,
+        } = self;
+        for w in (1..n).rev() {
+            for v in preds(w as u32) {
+                let u = eval(v, ancestor, label, semi, path);
+                if semi[u as usize] < semi[w] {
+                    semi[w] = semi[u as usize];
+                }
+            }
+            let s = semi[w] as usize;
+            bucket_next[w] = bucket_head[s];
+            bucket_head[s] = w as u32;
+            let pw = parent[w];
+            ancestor[w] = pw;
+            let mut v = std::mem::replace(&mut bucket_head[pw as usize], NONE);
+            while v != NONE {
+                let u = eval(v, ancestor, label, semi, path);
+                idom[v as usize] = if semi[u as usize] < semi[v as usize] {
+                    u
+                } else {
+                    pw
+                };
+                v = bucket_next[v as usize];
+            }
+        }
+        for w in 1..n {
+            if idom[w] != semi[w] {
+                idom[w] = idom[idom[w] as usize];
+            }
+        }
+    }
 }
 
 /// Lengauer–Tarjan `eval` with iterative path compression: the vertex of minimal
 /// semidominator on the forest path from `v` to its root (exclusive).
 fn eval(v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mut Vec<u32>) -> u32 {
-    const NONE: u32 = u32::MAX;
     if ancestor[v as usize] == NONE {
         return v;
     }

@@ -9,6 +9,7 @@ use crate::op::{
     ArithSignature as S, ArithmeticOp as A, AutodiffIntrinsicOp as D, ThreadGroupOp as G,
 };
 use crate::types::{ScalarKind, Type, TypeData};
+use smallvec::SmallVec;
 
 fn describe(fx: &Fx<'_, '_>, d: &InstData) -> String {
     let ops: Vec<String> = d.operands.iter().map(|v| fx.vty_name(*v)).collect();
@@ -19,13 +20,14 @@ fn describe(fx: &Fx<'_, '_>, d: &InstData) -> String {
     )
 }
 
-/// The types of all operands, which must all be data rvalues.
-fn data_types(fx: &Fx<'_, '_>, d: &InstData) -> Result<Vec<Type>, String> {
-    let mut t = Vec::with_capacity(d.operands.len());
+/// The types of all operands, which must all be data rvalues (inline storage: this runs
+/// for most instructions).
+fn data_types(fx: &Fx<'_, '_>, d: &InstData) -> Result<SmallVec<[Type; 4]>, String> {
+    let mut t = SmallVec::with_capacity(d.operands.len());
     for (k, &v) in d.operands.iter().enumerate() {
-        match fx.vty(v) {
-            Some(ty) if fx.data(v) => t.push(ty),
-            _ => {
+        match fx.data_ty(v) {
+            Some(ty) => t.push(ty),
+            None => {
                 return Err(format!(
                     "operand {k} must be a data rvalue (not an lvalue, resource, custom value, block or function), found {}{}",
                     fx.vty_name(v),

@@ -21,6 +21,7 @@
 
 mod arith;
 mod globals;
+mod graph;
 mod names;
 mod optional;
 pub mod options;
@@ -30,13 +31,14 @@ mod structure;
 mod types;
 mod tyutil;
 
+use graph::Graph;
 use names::Names;
 pub use options::VerifyOptions;
 
 use crate::diag::{Diagnostic, Span};
-use crate::entity::SecondaryMap;
+use crate::entity::{EntityRef, SecondaryMap};
 use crate::function::{ArgKind, Function};
-use crate::inst::{InstData, InstId, InstKind};
+use crate::inst::{InstData, InstId, InstKind, InstTag};
 use crate::module::Module;
 use crate::source_map::SourceMap;
 use crate::text::numbering::Key;
@@ -72,10 +74,12 @@ fn verify_named(
     let mut out = Vec::new();
     globals::check_module(m, &tys, sm, names, &mut out);
     let mut done: SecondaryMap<FuncId, bool> = SecondaryMap::with_default(false);
+    // One set of CFG buffers for every function.
+    let mut graph = Graph::default();
     for &f in &m.func_order {
         if m.functions.is_valid(f) && !done[f] {
             done[f] = true;
-            check_function(m, &tys, &listed, opts, sm, names, f, &mut out);
+            check_function(m, &tys, &listed, opts, sm, names, f, &mut out, &mut graph);
         }
     }
     out
@@ -98,7 +102,18 @@ pub fn verify_function(
         return out;
     }
     let names = Names::new(m, sm, None);
-    check_function(m, &tys, &listed_functions(m), opts, sm, &names, f, &mut out);
+    let mut graph = Graph::default();
+    check_function(
+        m,
+        &tys,
+        &listed_functions(m),
+        opts,
+        sm,
+        &names,
+        f,
+        &mut out,
+        &mut graph,
+    );
     out
 }
 
@@ -122,32 +137,52 @@ fn check_function(
     names: &Names<'_>,
     fid: FuncId,
     out: &mut Vec<Diagnostic>,
+    graph: &mut Graph,
 ) {
     let mut fx = Fx::new(m, tys, listed, opts, sm, names, fid, out);
     if !structure::check_header(&mut fx) {
         return;
     }
     structure::collect_placement(&mut fx);
-    let blocks = fx.f.block_order.clone();
-    let mut visited: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
-    for &b in &blocks {
-        if !fx.is_owned(b) || std::mem::replace(&mut visited[b], true) {
-            continue;
-        }
+    // The CFG needs only placement and operand counts, so the dominance checks run in
+    // the same walk as the per-instruction checks; their diagnostics are held back and
+    // follow all of those, in block and instruction order.
+    graph.build(&fx);
+    let f = fx.f;
+    let order = std::mem::take(&mut fx.order);
+    for &b in &order {
         structure::check_block_layout(&mut fx, b);
-        let insts = fx.f.blocks[b].insts.clone();
-        for i in insts {
+        for &i in &f.blocks[b].insts {
             if fx.place(i).map(|p| p.0) != Some(b) {
                 continue; // invalid or duplicated; already reported
             }
             let handles_ok = structure::check_operand_handles(&mut fx, b, i);
-            fx.handles_ok.set(i, handles_ok);
-            types::check_inst(&mut fx, b, i, handles_ok);
+            let shape_ok = types::check_inst(&mut fx, b, i, handles_ok);
+            fx.set_shape_ok(i, shape_ok);
             structure::check_control_flow(&mut fx, b, i, handles_ok);
             optional::check_inst(&mut fx, b, i);
+            if handles_ok {
+                ssa::check_inst(&mut fx, graph, b, i);
+            }
         }
     }
-    ssa::check(&mut fx);
+    fx.order = order;
+    let later = std::mem::take(&mut fx.later);
+    fx.out.extend(later);
+    optional::check_graph(&mut fx, graph);
+}
+
+/// What the verifier has learnt about one instruction handle of the function.
+#[derive(Copy, Clone, Default)]
+struct InstFacts {
+    /// Its block and position, if placed (once) in an owned block.
+    place: Option<(BlockId, u32)>,
+    /// For a placed instruction: its tag and result type, so that typing an operand
+    /// does not decode the defining instruction's kind again.
+    tag: Option<InstTag>,
+    ty: Option<Type>,
+    /// Whether the operand count matches the kind (CFG edges need it).
+    shape_ok: bool,
 }
 
 /// Per-function verification state shared by every checker.
@@ -163,16 +198,19 @@ pub(crate) struct Fx<'a, 'o> {
     pub fid: FuncId,
     pub f: &'a Function,
     out: &'o mut Vec<Diagnostic>,
-    /// Owned blocks (valid handles listed in `block_order`).
-    pub owned: SecondaryMap<BlockId, bool>,
-    /// Where each instruction is placed: its block and position.
-    pub placed: SecondaryMap<InstId, Option<(BlockId, u32)>>,
-    /// Whether every operand handle of an instruction is valid.
-    pub handles_ok: SecondaryMap<InstId, bool>,
-    /// Whether an instruction's operand count matches its kind (CFG edges need it).
-    pub shape_ok: SecondaryMap<InstId, bool>,
+    /// Per block handle: whether it is owned (a valid handle listed in `block_order`).
+    owned: Vec<bool>,
+    /// Per block handle: whether its instructions are all placed in it, with phis
+    /// first and nothing after a terminator (set by `collect_placement`).
+    layout_clean: Vec<bool>,
+    /// Per instruction handle: placement and per-instruction results.
+    facts: Vec<InstFacts>,
     /// Arguments listed in the signature.
     pub arg_listed: SecondaryMap<ArgId, bool>,
+    /// The owned blocks, each once, in owned-list order.
+    pub order: Vec<BlockId>,
+    /// Diagnostics held back until the per-instruction checks are done (dominance).
+    later: Vec<Diagnostic>,
 }
 
 impl<'a, 'o> Fx<'a, 'o> {
@@ -204,12 +242,13 @@ impl<'a, 'o> Fx<'a, 'o> {
             fid,
             f,
             out,
-            // Sized up front: growing them slot by slot copies them repeatedly.
-            owned: SecondaryMap::with_capacity_and_default(f.blocks.len(), false),
-            placed: SecondaryMap::with_capacity_and_default(f.insts.len(), None),
-            handles_ok: SecondaryMap::with_capacity_and_default(f.insts.len(), false),
-            shape_ok: SecondaryMap::with_capacity_and_default(f.insts.len(), false),
+            // Dense, sized up front: every valid handle has a slot.
+            owned: vec![false; f.blocks.len()],
+            layout_clean: vec![false; f.blocks.len()],
+            facts: vec![InstFacts::default(); f.insts.len()],
             arg_listed,
+            order: Vec::new(),
+            later: Vec::new(),
         }
     }
 
@@ -311,7 +350,18 @@ impl<'a, 'o> Fx<'a, 'o> {
 
     /// Reports a problem with an instruction of block `b`.
     pub fn err_inst(&mut self, b: BlockId, i: InstId, msg: impl std::fmt::Display) {
-        let d = Diagnostic::error(
+        let d = self.inst_diag(b, i, msg);
+        self.out.push(d);
+    }
+
+    /// [`Fx::err_inst`], reported after every per-instruction diagnostic of the function.
+    pub fn err_inst_later(&mut self, b: BlockId, i: InstId, msg: impl std::fmt::Display) {
+        let d = self.inst_diag(b, i, msg);
+        self.later.push(d);
+    }
+
+    fn inst_diag(&self, b: BlockId, i: InstId, msg: impl std::fmt::Display) -> Diagnostic {
+        Diagnostic::error(
             format!(
                 "{}, block {}, {} ({}): {msg}",
                 self.fn_label(),
@@ -320,8 +370,7 @@ impl<'a, 'o> Fx<'a, 'o> {
                 self.inst_desc(i)
             ),
             self.span_inst(b, i),
-        );
-        self.out.push(d);
+        )
     }
 
     // ---- entity queries (all panic-free) ----
@@ -332,13 +381,67 @@ impl<'a, 'o> Fx<'a, 'o> {
     }
 
     /// Placement of a valid, placed instruction.
+    #[inline]
     pub fn place(&self, i: InstId) -> Option<(BlockId, u32)> {
-        *self.placed.get(i)
+        self.facts.get(i.index()).and_then(|x| x.place)
+    }
+
+    /// For a valid instruction handle, its placement (`Some(None)`: not placed).
+    #[inline]
+    pub fn valid_place(&self, i: InstId) -> Option<Option<(BlockId, u32)>> {
+        self.facts.get(i.index()).map(|x| x.place)
+    }
+
+    /// Records where a valid instruction handle is placed, with its tag and type.
+    pub fn set_place(&mut self, i: InstId, b: BlockId, pos: u32, tag: InstTag, ty: Option<Type>) {
+        if let Some(x) = self.facts.get_mut(i.index()) {
+            x.place = Some((b, pos));
+            x.tag = Some(tag);
+            x.ty = ty;
+        }
+    }
+
+    /// The tag of a placed instruction.
+    #[inline]
+    pub fn placed_tag(&self, i: InstId) -> Option<InstTag> {
+        self.facts.get(i.index()).and_then(|x| x.tag)
+    }
+
+    /// Whether the operand count of `i` matches its kind (as checked so far).
+    pub fn shape_ok(&self, i: InstId) -> bool {
+        self.facts.get(i.index()).is_some_and(|x| x.shape_ok)
+    }
+
+    /// Records whether the operand count of a valid instruction handle matches its kind.
+    pub fn set_shape_ok(&mut self, i: InstId, shape_ok: bool) {
+        if let Some(x) = self.facts.get_mut(i.index()) {
+            x.shape_ok = shape_ok;
+        }
     }
 
     /// Whether `b` is a valid block in the owned block list.
+    #[inline]
     pub fn is_owned(&self, b: BlockId) -> bool {
-        *self.owned.get(b)
+        self.owned.get(b.index()).copied().unwrap_or(false)
+    }
+
+    /// Whether `b`'s instructions are all placed in it in a valid order.
+    pub fn layout_clean(&self, b: BlockId) -> bool {
+        self.layout_clean.get(b.index()).copied().unwrap_or(false)
+    }
+
+    /// Records that a valid block handle's layout is clean.
+    pub fn set_layout_clean(&mut self, b: BlockId) {
+        if let Some(x) = self.layout_clean.get_mut(b.index()) {
+            *x = true;
+        }
+    }
+
+    /// Marks a valid block handle as owned.
+    pub fn set_owned(&mut self, b: BlockId) {
+        if let Some(x) = self.owned.get_mut(b.index()) {
+            *x = true;
+        }
     }
 
     /// The type of a value (`None` for void, blocks, functions and bad handles).
@@ -381,12 +484,52 @@ impl<'a, 'o> Fx<'a, 'o> {
 
     /// Upstream `rvalue_operand_valid`.
     pub fn rvalue(&self, v: Value) -> bool {
-        self.typed(v) && !self.is_lvalue(v)
+        self.rvalue_ty(v).is_some()
     }
 
     /// Upstream `data_operand_valid`: an rvalue of non-custom type.
     pub fn data(&self, v: Value) -> bool {
-        self.rvalue(v) && self.vty(v).is_some_and(|t| !self.tys.is_custom(t))
+        self.data_ty(v).is_some()
+    }
+
+    /// The type of `v` if it is a data operand ([`Fx::data`]).
+    #[inline]
+    pub fn data_ty(&self, v: Value) -> Option<Type> {
+        self.rvalue_ty(v).filter(|t| !self.tys.is_custom(*t))
+    }
+
+    /// The type of `v` if it is an rvalue ([`Fx::rvalue`]), in one lookup of the value:
+    /// the hot path of operand typing.
+    #[inline]
+    pub fn rvalue_ty(&self, v: Value) -> Option<Type> {
+        let t = match v {
+            Value::Inst(i) => match self.facts.get(i.index()) {
+                Some(&InstFacts {
+                    tag: Some(tag), ty, ..
+                }) => {
+                    if matches!(tag, InstTag::Alloca | InstTag::Gep) {
+                        return None; // an lvalue
+                    }
+                    ty?
+                }
+                _ => {
+                    let d = self.inst(i)?;
+                    if matches!(d.kind, InstKind::Alloca(_) | InstKind::Gep) {
+                        return None; // an lvalue
+                    }
+                    d.ty?
+                }
+            },
+            Value::Arg(a) => {
+                let d = self.f.args.get(a)?;
+                if d.kind == ArgKind::Reference {
+                    return None; // an lvalue
+                }
+                d.ty
+            }
+            _ => self.vty(v)?,
+        };
+        (self.tys.valid(t) && !self.tys.is_resource(t)).then_some(t)
     }
 
     /// Upstream `resource_argument_valid`: a resource argument of resource type.

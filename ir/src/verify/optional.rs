@@ -4,13 +4,17 @@
 //! `break`/`continue` targets.
 
 use super::Fx;
-use super::ssa::Graph;
+use super::graph::Graph;
 use crate::entity::SecondaryMap;
 use crate::inst::{InstId, InstKind};
 use crate::value::{BlockId, Value};
 
 /// Per-instruction option checks.
+#[inline]
 pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) {
+    if !fx.opts.require_no_phi && !fx.opts.require_no_unstructured_control_flow {
+        return;
+    }
     let Some(d) = fx.inst(i) else { return };
     if fx.opts.require_no_phi && matches!(d.kind, InstKind::Phi { .. }) {
         fx.err_inst(
@@ -43,17 +47,10 @@ struct Scope {
 /// Whole-function option checks that need the CFG.
 pub(super) fn check_graph(fx: &mut Fx<'_, '_>, g: &Graph) {
     let f = fx.f;
-    let mut order: Vec<BlockId> = Vec::new();
-    let mut seen: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
-    for &b in &f.block_order {
-        if fx.is_owned(b) && !seen[b] {
-            seen[b] = true;
-            order.push(b);
-        }
-    }
+    let order = std::mem::take(&mut fx.order);
     if fx.opts.require_reachable_blocks {
         for &b in &order {
-            if !g.cfg.is_reachable(b) {
+            if !g.is_reachable(b) {
                 fx.err_block(
                     b,
                     "block is unreachable from the body block (require-reachable-blocks)",
@@ -65,7 +62,7 @@ pub(super) fn check_graph(fx: &mut Fx<'_, '_>, g: &Graph) {
         let mut owner: SecondaryMap<BlockId, Option<InstId>> = SecondaryMap::with_default(None);
         for &b in &order {
             for &i in &f.blocks[b].insts {
-                if fx.place(i).map(|p| p.0) != Some(b) || !*fx.shape_ok.get(i) {
+                if fx.place(i).map(|p| p.0) != Some(b) || !fx.shape_ok(i) {
                     continue;
                 }
                 let Some(m) = fx.inst(i).and_then(|d| d.kind.merge()) else {
@@ -93,13 +90,14 @@ pub(super) fn check_graph(fx: &mut Fx<'_, '_>, g: &Graph) {
     if fx.opts.require_canonical_break_continue_targets {
         check_break_continue(fx, g, &order);
     }
+    fx.order = order;
 }
 
 fn check_break_continue(fx: &mut Fx<'_, '_>, g: &Graph, order: &[BlockId]) {
     // Scopes keyed by their parent block (one terminator per block).
     let mut scopes: SecondaryMap<BlockId, Option<Scope>> = SecondaryMap::default();
     let scope_of = |fx: &Fx<'_, '_>, b: BlockId| -> Option<Scope> {
-        let t = (*g.term.get(b))?;
+        let t = g.term(b)?;
         let d = fx.inst(t)?;
         match &d.kind {
             InstKind::Loop { update, merge, .. } => Some(Scope {
@@ -122,10 +120,10 @@ fn check_break_continue(fx: &mut Fx<'_, '_>, g: &Graph, order: &[BlockId]) {
     }
     let (brk, cont) = enclosing_scopes(g, &scopes);
     for &b in order {
-        if !g.cfg.is_reachable(b) {
+        if !g.is_reachable(b) {
             continue;
         }
-        let Some(t) = *g.term.get(b) else { continue };
+        let Some(t) = g.term(b) else { continue };
         let Some(d) = fx.inst(t) else { continue };
         let is_continue = match d.kind {
             InstKind::Break => false,
@@ -170,7 +168,7 @@ fn check_break_continue(fx: &mut Fx<'_, '_>, g: &Graph, order: &[BlockId]) {
 /// continue target count): the deepest strict dominator `p` of `b` that parents a
 /// construct whose merge does not dominate `b` (a merge equal to `b` dominates it).
 ///
-/// Computed in reverse post-order (an immediate dominator comes first) from the answer
+/// Computed with dominators first (DFS preorder from the body) from the answer
 /// for `idom(b)`: a candidate is dropped only at its own merge block, and then the next
 /// candidate is the answer for the dropped construct's parent. Each construct is dropped
 /// at most once, so the whole computation is linear in the number of blocks.
@@ -187,11 +185,11 @@ fn enclosing_scopes(
     let encloses = |p: BlockId, b: BlockId| -> bool {
         scopes.get(p).is_some_and(|s| {
             !s.merge
-                .is_some_and(|m| m == b || (g.cfg.is_reachable(m) && g.block_dominates(m, b)))
+                .is_some_and(|m| m == b || (g.is_reachable(m) && g.block_dominates(m, b)))
         })
     };
-    for &b in &g.cfg.rpo {
-        let Some(q) = g.dom.idom(b) else { continue };
+    for &b in g.dominators_first() {
+        let Some(q) = g.idom(b) else { continue };
         for (map, needs_continue) in [(&mut brk, false), (&mut cont, true)] {
             let qualifies = |p: BlockId| {
                 scopes

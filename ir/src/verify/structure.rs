@@ -5,7 +5,7 @@
 
 use super::Fx;
 use crate::function::{ArgKind, FunctionKind};
-use crate::inst::{InstId, InstKind};
+use crate::inst::{InstId, InstKind, InstTag};
 use crate::types::ScalarKind;
 use crate::value::{BlockId, Value};
 
@@ -55,27 +55,24 @@ pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
             fx.err_arg(a, "argument type handle is out of range");
             continue;
         }
-        let t = fx.tname(Some(ad.ty));
         let res = fx.tys.is_resource(ad.ty);
         let custom = fx.tys.is_custom(ad.ty);
-        match ad.kind {
-            ArgKind::Value if res || custom => fx.err_arg(
-                a,
-                format!(
-                    "value argument cannot have {} type {t}",
-                    if res { "resource" } else { "custom" }
-                ),
+        let t = || fx.tname(Some(ad.ty)); // spelled only for a diagnostic
+        let msg = match ad.kind {
+            ArgKind::Value if res || custom => format!(
+                "value argument cannot have {} type {}",
+                if res { "resource" } else { "custom" },
+                t()
             ),
-            ArgKind::Reference if res => fx.err_arg(
-                a,
-                format!("reference argument cannot have resource type {t}"),
-            ),
-            ArgKind::Resource if !res => fx.err_arg(
-                a,
-                format!("resource argument must have a resource type, found {t}"),
-            ),
-            _ => {}
-        }
+            ArgKind::Reference if res => {
+                format!("reference argument cannot have resource type {}", t())
+            }
+            ArgKind::Resource if !res => {
+                format!("resource argument must have a resource type, found {}", t())
+            }
+            _ => continue,
+        };
+        fx.err_arg(a, msg);
     }
     if !f.kind.has_definition() {
         if f.body.is_some() || !f.block_order.is_empty() {
@@ -94,7 +91,8 @@ pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
     true
 }
 
-/// Fills `owned` and `placed`, reporting duplicate or dangling list entries and
+/// Fills `owned`, `order` and the placements (noting blocks whose layout is clean),
+/// reporting duplicate or dangling list entries and
 /// instructions whose `block` field disagrees with the list they are in.
 pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
     let f = fx.f;
@@ -104,19 +102,20 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
         } else if fx.is_owned(b) {
             fx.err_block(b, "block is listed more than once in the owned block list");
         } else {
-            fx.owned[b] = true;
+            fx.set_owned(b);
+            fx.order.push(b);
         }
     }
-    let mut visited: crate::entity::SecondaryMap<BlockId, bool> =
-        crate::entity::SecondaryMap::with_default(false);
-    for &b in &f.block_order {
-        if !fx.is_owned(b) || visited[b] {
-            continue;
-        }
-        visited[b] = true;
+    let order = std::mem::take(&mut fx.order);
+    for &b in &order {
+        // Whether the terminator and phi rules of `check_block_layout` hold for this
+        // block so far (every instruction placed here, in a valid order).
+        let mut clean = true;
+        let (mut saw_terminator, mut saw_non_phi) = (false, false);
         for (k, &i) in f.blocks[b].insts.iter().enumerate() {
             let Some(d) = f.insts.get(i) else {
                 fx.err_block(b, "block lists an instruction that does not exist");
+                clean = false;
                 continue;
             };
             if let Some((pb, _)) = fx.place(i) {
@@ -125,9 +124,15 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
                     b,
                     format!("{iname} is listed more than once (already in block {pname})"),
                 );
+                clean = false;
                 continue;
             }
-            fx.placed[i] = Some((b, k as u32));
+            let tag = d.kind.tag();
+            let phi = tag == InstTag::Phi;
+            clean &= !(saw_terminator || (phi && saw_non_phi));
+            saw_non_phi |= !phi;
+            saw_terminator |= tag.is_terminator();
+            fx.set_place(i, b, k as u32, tag, d.ty);
             if d.block != Some(b) {
                 let said = match d.block {
                     Some(x) => format!("block {}", fx.bname(x)),
@@ -141,7 +146,11 @@ pub(super) fn collect_placement(fx: &mut Fx<'_, '_>) {
                 );
             }
         }
+        if clean {
+            fx.set_layout_clean(b);
+        }
     }
+    fx.order = order;
 }
 
 /// Terminator presence and position, and phi position, for one block.
@@ -158,6 +167,9 @@ pub(super) fn check_block_layout(fx: &mut Fx<'_, '_>, b: BlockId) {
         } else {
             fx.err_block(b, "block does not end with a terminator");
         }
+    }
+    if fx.layout_clean(b) {
+        return; // `collect_placement` saw nothing the walk below would report
     }
     let mut saw_terminator = false;
     let mut saw_non_phi = false;
@@ -186,6 +198,7 @@ pub(super) fn check_block_layout(fx: &mut Fx<'_, '_>, b: BlockId) {
 
 /// Checks that every operand names a live entity of this function or module, and that
 /// the result type handle is valid. Returns whether all handles are usable.
+#[inline]
 pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) -> bool {
     let Some(d) = fx.inst(i) else { return false };
     let mut ok = true;
@@ -197,12 +210,12 @@ pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) 
     }
     for (k, &v) in d.operands.iter().enumerate() {
         let problem = match v {
-            Value::Inst(x) => match fx.inst(x) {
+            Value::Inst(x) => match fx.valid_place(x) {
                 None => Some("an instruction that does not exist in this function".into()),
-                Some(_) if fx.place(x).is_none() => {
+                Some(None) => {
                     Some("an instruction that is not placed in any block of this function".into())
                 }
-                Some(_) => None,
+                Some(Some(_)) => None,
             },
             Value::Block(x) => {
                 (!fx.is_owned(x)).then(|| "a block that is not owned by this function".into())
@@ -234,7 +247,16 @@ pub(super) fn check_operand_handles(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) 
 
 /// Structured ownership (merge, loop body/update blocks), autodiff-scope flags and
 /// switch/indexed-branch case labels.
+#[inline]
 pub(super) fn check_control_flow(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) {
+    // Only structured instructions and branches with case labels have anything to check.
+    let Some(tag) = fx.placed_tag(i) else { return };
+    if tag.is_structured() || tag == InstTag::IndexedBranch {
+        check_control_flow_of(fx, b, i, handles_ok);
+    }
+}
+
+fn check_control_flow_of(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) {
     let Some(d) = fx.inst(i) else { return };
     let tag = d.kind.tag();
     if tag.is_structured() {

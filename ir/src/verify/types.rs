@@ -14,9 +14,10 @@ use crate::types::{ScalarKind, Type, TypeData};
 use crate::typing::{TypingContext, operand_type_ok};
 use crate::value::{BlockId, FuncId, Value};
 
-/// Checks count, result shape and typing of instruction `i` in block `b`.
-pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) {
-    let Some(d) = fx.inst(i) else { return };
+/// Checks count, result shape and typing of instruction `i` in block `b`. Returns
+/// whether the operand count matches the kind.
+pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok: bool) -> bool {
+    let Some(d) = fx.inst(i) else { return false };
     let count_ok = match expected_count(d) {
         Ok(()) => true,
         Err(want) => {
@@ -28,10 +29,9 @@ pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok:
             false
         }
     };
-    fx.shape_ok.set(i, count_ok);
     check_result_shape(fx, b, i, d);
     if !handles_ok || !count_ok {
-        return;
+        return count_ok;
     }
     let r = match &d.kind {
         InstKind::Arithmetic(op) => arith::check_arith(fx, *op, d),
@@ -48,17 +48,39 @@ pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok:
     if let Err(msg) = r {
         fx.err_inst(b, i, msg);
     }
+    count_ok
 }
 
-/// Operand-count rule per kind (`Err` carries the expected count in words).
-fn expected_count(d: &InstData) -> Result<(), String> {
+/// An expected operand count, spelled for messages only when it is not met.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum Want {
+    Exact(usize),
+    AtLeast(usize),
+    ZeroOrOne,
+    Arity(crate::op::Arity),
+}
+
+impl std::fmt::Display for Want {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Want::Exact(k) => write!(f, "{k}"),
+            Want::AtLeast(k) => write!(f, "at least {k}"),
+            Want::ZeroOrOne => f.write_str("0 or 1"),
+            Want::Arity(a) => write!(f, "{a}"),
+        }
+    }
+}
+
+/// Operand-count rule per kind (`Err` carries the expected count).
+#[inline]
+pub(super) fn expected_count(d: &InstData) -> Result<(), Want> {
     let n = d.operands.len();
-    let exact = |k: usize| if n == k { Ok(()) } else { Err(k.to_string()) };
+    let exact = |k: usize| if n == k { Ok(()) } else { Err(Want::Exact(k)) };
     let at_least = |k: usize| {
         if n >= k {
             Ok(())
         } else {
-            Err(format!("at least {k}"))
+            Err(Want::AtLeast(k))
         }
     };
     match &d.kind {
@@ -83,7 +105,7 @@ fn expected_count(d: &InstData) -> Result<(), String> {
             if n <= 1 {
                 Ok(())
             } else {
-                Err("0 or 1".into())
+                Err(Want::ZeroOrOne)
             }
         }
         InstKind::CoroSuspend(s) => exact(
@@ -119,11 +141,11 @@ fn expected_count(d: &InstData) -> Result<(), String> {
     }
 }
 
-fn arity(a: crate::op::Arity, n: usize) -> Result<(), String> {
+fn arity(a: crate::op::Arity, n: usize) -> Result<(), Want> {
     if a.accepts(n) {
         Ok(())
     } else {
-        Err(a.to_string())
+        Err(Want::Arity(a))
     }
 }
 
@@ -136,6 +158,7 @@ pub(super) fn atomic_value_count(op: AtomicOp) -> usize {
 }
 
 /// Void/non-void result rules (upstream's construction invariants).
+#[inline]
 fn check_result_shape(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, d: &InstData) {
     enum Want {
         Void,

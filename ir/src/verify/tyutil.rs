@@ -40,11 +40,48 @@ pub(crate) const COMMITTED_HIT: Shape =
 pub(crate) const MOTION_SRT: Shape =
     Shape::St(16, &[F32X3, Shape::A(&F32, 4), F32X3, F32X3, F32X3]);
 
+/// [`Tys::class`] bit: a buffer, texture, bindless array or accel.
+const RESOURCE: u8 = 1;
+/// [`Tys::class`] bit: an opaque custom type.
+const CUSTOM: u8 = 2;
+/// [`Tys::class`] bit: a scalar.
+const SCALAR: u8 = 4;
+/// [`Tys::class`] bit: a vector.
+const VECTOR: u8 = 8;
+/// [`Tys::class`] bit: a signed-integer scalar (upstream `is_int`) or a vector of one.
+const INT: u8 = 16;
+/// [`Tys::class`] bit: an unsigned-integer scalar or a vector of one.
+const UINT: u8 = 32;
+/// [`Tys::class`] bit: a float scalar (upstream `is_float`) or a vector of one.
+const FLOAT: u8 = 64;
+/// [`Tys::class`] bit: `bool` or a bool vector.
+const BOOL: u8 = 128;
+
+/// The element-kind bits of a scalar kind ([`INT`], [`UINT`], [`FLOAT`], [`BOOL`]).
+fn kind_bits(k: ScalarKind) -> u8 {
+    let float = matches!(
+        k,
+        ScalarKind::F16
+            | ScalarKind::F32
+            | ScalarKind::F64
+            | ScalarKind::F8E4M3
+            | ScalarKind::F8E5M2
+    );
+    (if k.is_signed_int() { INT } else { 0 })
+        | (if k.is_unsigned_int() { UINT } else { 0 })
+        | (if float { FLOAT } else { 0 })
+        | (if k == ScalarKind::Bool { BOOL } else { 0 })
+}
+
 /// Type queries over one module's store.
 pub(crate) struct Tys<'a> {
     store: &'a TypeStore,
     size: Vec<Option<u64>>,
     align: Vec<Option<u64>>,
+    /// Per type, the class bits the operand checks ask about for nearly every operand
+    /// ([`RESOURCE`], [`CUSTOM`], [`SCALAR`], [`VECTOR`] and the element kinds of scalars
+    /// and vectors): one byte load instead of a look at the type's (and element's) data.
+    class: Vec<u8>,
 }
 
 impl<'a> Tys<'a> {
@@ -54,6 +91,26 @@ impl<'a> Tys<'a> {
             store,
             size: vec![None; store.len()],
             align: vec![None; store.len()],
+            class: store
+                .iter()
+                .map(|(_, d)| match d {
+                    TypeData::Buffer { .. }
+                    | TypeData::Texture { .. }
+                    | TypeData::BindlessArray
+                    | TypeData::Accel => RESOURCE,
+                    TypeData::Custom { .. } => CUSTOM,
+                    TypeData::Scalar(k) => SCALAR | kind_bits(*k),
+                    TypeData::Vector { elem, .. } => {
+                        let e = (elem.index() < store.len()).then(|| store.get(*elem));
+                        VECTOR
+                            | match e {
+                                Some(TypeData::Scalar(k)) => kind_bits(*k),
+                                _ => 0,
+                            }
+                    }
+                    _ => 0,
+                })
+                .collect(),
         };
         t.compute_layouts();
         t
@@ -182,7 +239,7 @@ impl<'a> Tys<'a> {
     }
     /// Upstream `is_scalar`.
     pub fn is_scalar(&self, t: Type) -> bool {
-        self.scalar(t).is_some()
+        self.class_is(t, SCALAR, 0)
     }
     fn scalar_is(&self, t: Type, f: impl Fn(ScalarKind) -> bool) -> bool {
         self.scalar(t).is_some_and(f)
@@ -201,16 +258,7 @@ impl<'a> Tys<'a> {
     }
     /// Upstream `is_float` (f16, f32, f64, f8e4m3, f8e5m2).
     pub fn is_float(&self, t: Type) -> bool {
-        self.scalar_is(t, |k| {
-            matches!(
-                k,
-                ScalarKind::F16
-                    | ScalarKind::F32
-                    | ScalarKind::F64
-                    | ScalarKind::F8E4M3
-                    | ScalarKind::F8E5M2
-            )
-        })
+        self.scalar_is(t, |k| kind_bits(k) & FLOAT != 0)
     }
     /// Exactly scalar kind `k`.
     pub fn is_kind(&self, t: Type, k: ScalarKind) -> bool {
@@ -255,7 +303,7 @@ impl<'a> Tys<'a> {
     }
     /// `vector<…>`.
     pub fn is_vector(&self, t: Type) -> bool {
-        matches!(self.data(t), Some(TypeData::Vector { .. }))
+        self.class_is(t, VECTOR, 0)
     }
     /// `matrix<…>`.
     pub fn is_matrix(&self, t: Type) -> bool {
@@ -269,21 +317,22 @@ impl<'a> Tys<'a> {
     pub fn is_struct(&self, t: Type) -> bool {
         matches!(self.data(t), Some(TypeData::Struct { .. }))
     }
+    /// Whether `t` has every class bit of `all` and one of `any` (`any` = 0: none needed).
+    #[inline]
+    fn class_is(&self, t: Type, all: u8, any: u8) -> bool {
+        self.class
+            .get(t.index())
+            .is_some_and(|c| c & all == all && (any == 0 || c & any != 0))
+    }
     /// Buffer, texture, bindless array or accel.
+    #[inline]
     pub fn is_resource(&self, t: Type) -> bool {
-        matches!(
-            self.data(t),
-            Some(
-                TypeData::Buffer { .. }
-                    | TypeData::Texture { .. }
-                    | TypeData::BindlessArray
-                    | TypeData::Accel
-            )
-        )
+        self.class.get(t.index()).is_some_and(|c| c & RESOURCE != 0)
     }
     /// An opaque custom type.
+    #[inline]
     pub fn is_custom(&self, t: Type) -> bool {
-        matches!(self.data(t), Some(TypeData::Custom { .. }))
+        self.class.get(t.index()).is_some_and(|c| c & CUSTOM != 0)
     }
     /// A custom type with this name.
     pub fn is_custom_named(&self, t: Type, name: &str) -> bool {
@@ -299,7 +348,7 @@ impl<'a> Tys<'a> {
     }
     /// Scalar or vector.
     pub fn is_sv(&self, t: Type) -> bool {
-        self.is_scalar(t) || self.is_vector(t)
+        self.class_is(t, 0, SCALAR | VECTOR)
     }
     fn sv_elem_is(&self, t: Type, f: impl Fn(&Self, Type) -> bool) -> bool {
         if self.is_scalar(t) {
@@ -307,29 +356,25 @@ impl<'a> Tys<'a> {
         }
         self.is_vector(t) && self.element(t).is_some_and(|e| f(self, e))
     }
-    /// A vector whose element satisfies `f`.
-    fn vec_elem_is(&self, t: Type, f: impl Fn(&Self, Type) -> bool) -> bool {
-        self.is_vector(t) && self.element(t).is_some_and(|e| f(self, e))
-    }
     /// `bool` or a bool vector.
     pub fn bool_sv(&self, t: Type) -> bool {
-        self.sv_elem_is(t, Self::is_bool)
+        self.class_is(t, BOOL, 0)
     }
     /// A bool vector.
     pub fn bool_vec(&self, t: Type) -> bool {
-        self.vec_elem_is(t, Self::is_bool)
+        self.class_is(t, VECTOR | BOOL, 0)
     }
     /// An int/uint scalar or vector.
     pub fn integer_sv(&self, t: Type) -> bool {
-        self.sv_elem_is(t, Self::integer_scalar)
+        self.class_is(t, 0, INT | UINT)
     }
     /// An int scalar or vector (signed).
     pub fn int_sv(&self, t: Type) -> bool {
-        self.sv_elem_is(t, Self::is_int)
+        self.class_is(t, INT, 0)
     }
     /// A uint scalar or vector.
     pub fn uint_sv(&self, t: Type) -> bool {
-        self.sv_elem_is(t, Self::is_uint)
+        self.class_is(t, UINT, 0)
     }
     /// `u32` or a `u32` vector.
     pub fn u32_sv(&self, t: Type) -> bool {
@@ -337,19 +382,19 @@ impl<'a> Tys<'a> {
     }
     /// A float scalar or vector.
     pub fn float_sv(&self, t: Type) -> bool {
-        self.sv_elem_is(t, Self::is_float)
+        self.class_is(t, FLOAT, 0)
     }
     /// A float vector.
     pub fn float_vec(&self, t: Type) -> bool {
-        self.vec_elem_is(t, Self::is_float)
+        self.class_is(t, VECTOR | FLOAT, 0)
     }
     /// Integer or float scalar/vector.
     pub fn numeric_sv(&self, t: Type) -> bool {
-        self.integer_sv(t) || self.float_sv(t)
+        self.class_is(t, 0, INT | UINT | FLOAT)
     }
     /// Integer or bool scalar/vector.
     pub fn bitwise_sv(&self, t: Type) -> bool {
-        self.integer_sv(t) || self.bool_sv(t)
+        self.class_is(t, 0, INT | UINT | BOOL)
     }
     /// Both scalar/vector with equal dimension.
     pub fn same_shape(&self, a: Type, b: Type) -> bool {
