@@ -234,7 +234,7 @@ impl Namer {
     }
 
     /// Numbers `k` if needed; returns its uid and whether it was new.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn uid(&mut self, k: Key) -> (u32, bool) {
         let next = self.next;
         let r = match k {
@@ -269,6 +269,28 @@ impl Namer {
         fresh
     }
 
+    /// Appends the upstream identifier of instruction `i` of `f` if it has been numbered
+    /// already, and returns whether it did (the printer's most frequent case, without the
+    /// general path's dispatch on the key).
+    #[inline(always)]
+    pub(crate) fn write_numbered_inst(&mut self, out: &mut String, f: FuncId, i: InstId) -> bool {
+        if self.style != IdStyle::Upstream {
+            return false;
+        }
+        let uid = match self.last_local {
+            Some((g, s)) if g == f => self.locals[s].insts.dense.get(i.index()).copied(),
+            _ => None,
+        };
+        match uid {
+            Some(uid) if uid != NONE => {
+                out.push('%');
+                push_u32(out, uid);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The identifier of `k` if it has been numbered (nothing is numbered here).
     pub(crate) fn spelled(&self, k: Key) -> Option<String> {
         let uid = self.lookup(k)?;
@@ -277,20 +299,20 @@ impl Namer {
         Some(out)
     }
 
-    #[inline]
+    #[inline(always)]
     fn spell(&self, out: &mut String, k: Key, uid: u32) {
         out.push('%');
         match (self.style, k) {
             (IdStyle::Upstream, Key::Undef(_)) => {
-                push_u64(out, uid.into());
+                push_u32(out, uid);
                 out.push_str(".undefined");
             }
             (IdStyle::Upstream, Key::Special(r)) => {
-                push_u64(out, uid.into());
+                push_u32(out, uid);
                 out.push('.');
                 out.push_str(r.name());
             }
-            (IdStyle::Upstream, _) => push_u64(out, uid.into()),
+            (IdStyle::Upstream, _) => push_u32(out, uid),
             (IdStyle::Stable, k) => spell_stable(out, k),
         }
     }
@@ -401,7 +423,7 @@ fn spell_stable(out: &mut String, k: Key) {
 /// Appends the decimal digits of `n` (through `itoa`, not `fmt`'s machinery: ids are
 /// the most frequent thing the printer writes).
 #[inline]
-pub(crate) fn push_u64(out: &mut String, n: u64) {
+pub(crate) fn push_u32(out: &mut String, n: u32) {
     out.push_str(itoa::Buffer::new().format(n));
 }
 
@@ -454,21 +476,22 @@ pub(crate) fn dfs_orders(f: &Function, entry: BlockId) -> (Vec<BlockId>, Vec<Blo
     if !f.blocks.is_valid(entry) {
         return (pre, post);
     }
-    let mut visited: FxHashSet<BlockId> = FxHashSet::default();
-    let mut stack: Vec<(BlockId, usize)> = Vec::new();
-    visited.insert(entry);
+    // Valid handles index the arena: a bit per block.
+    let mut visited = vec![false; f.blocks.len()];
+    // Each block on the stack with its successor operands not looked at yet.
+    let mut stack: Vec<(BlockId, &[Value])> = Vec::new();
+    visited[entry.index()] = true;
     pre.push(entry);
-    stack.push((entry, 0));
-    while let Some((b, next)) = stack.last_mut() {
-        let ops = successor_operands(f, *b);
-        if let Some(&op) = ops.get(*next) {
-            *next += 1;
+    stack.push((entry, successor_operands(f, entry)));
+    while let Some((b, ops)) = stack.last_mut() {
+        if let Some((&op, rest)) = ops.split_first() {
+            *ops = rest;
             if let Value::Block(s) = op
                 && f.blocks.is_valid(s)
-                && visited.insert(s)
+                && !std::mem::replace(&mut visited[s.index()], true)
             {
                 pre.push(s);
-                stack.push((s, 0));
+                stack.push((s, successor_operands(f, s)));
             }
         } else {
             post.push(*b);

@@ -55,9 +55,12 @@ pub fn print_module(m: &Module, opts: &PrintOptions) -> String {
         .reserve(insts.saturating_mul(80).saturating_add(4096));
     // Writing into main cannot fail.
     let _ = p.module(&mut Target::Text);
-    // The prelude goes in front of main in place: no second copy of the (large) text.
+    // The prelude is in front of main already unless it grew until the end; then it
+    // goes there in place: no second copy of the (large) text.
     let mut out = std::mem::take(&mut p.main);
-    out.insert_str(0, &p.prelude);
+    if !p.prelude.is_empty() {
+        out.insert_str(0, &p.prelude);
+    }
     out
 }
 
@@ -71,7 +74,8 @@ pub(crate) fn printed_ids(m: &Module, opts: &PrintOptions) -> Namer {
 
 /// Where [`Printer::module`] puts the text of main.
 pub(crate) enum Target<'w> {
-    /// Everything stays in main (the caller puts the prelude in front).
+    /// Everything stays in main, which gets the prelude in front as soon as that is
+    /// final (see [`PreludeWatch`]; the caller puts it there if it never was).
     Text,
     /// Each function's text goes to the writer once the prelude is final (see
     /// [`PreludeWatch`]); until then main keeps it.
@@ -123,6 +127,8 @@ pub(crate) struct Printer<'m> {
     emitted: BlockSet,
     /// Every block printed so far, in text order.
     block_text_order: Vec<(FuncId, BlockId)>,
+    /// Whether to record `block_text_order` (only the debug-info first pass needs it).
+    record_order: bool,
     referenced: Vec<BlockId>,
     owned_cursor: usize,
     ref_cursor: usize,
@@ -175,6 +181,7 @@ impl<'m> Printer<'m> {
                 ..opts.clone()
             };
             let mut first = Printer::new(m, &plain);
+            first.record_order = true;
             let _ = first.module(&mut Target::Discard);
             p.users = UserMap::build(m, &first.block_text_order);
         }
@@ -194,6 +201,7 @@ impl<'m> Printer<'m> {
             cur: FuncId::new(0),
             emitted: BlockSet::default(),
             block_text_order: Vec::new(),
+            record_order: false,
             referenced: Vec::new(),
             owned_cursor: 0,
             ref_cursor: 0,
@@ -217,27 +225,24 @@ impl<'m> Printer<'m> {
             self.constant(c);
         }
         let mut watch = match target {
-            Target::Stream(_) => Some(PreludeWatch::new(m)),
-            _ => None,
+            Target::Discard => None,
+            _ => Some(PreludeWatch::new(m)),
         };
         for &f in &m.func_order {
             self.function(f);
+            if let Some(pending) = &mut watch
+                && pending.is_final(self)
+            {
+                watch = None;
+                self.prelude_is_final(target)?;
+            }
             match target {
-                Target::Text => {}
                 Target::Discard => self.main.clear(),
-                Target::Stream(w) => {
-                    if let Some(pending) = &mut watch
-                        && pending.is_final(self)
-                    {
-                        w.write_all(self.prelude.as_bytes())?;
-                        self.prelude = String::new();
-                        watch = None;
-                    }
-                    if watch.is_none() {
-                        w.write_all(self.main.as_bytes())?;
-                        self.main.clear();
-                    }
+                Target::Stream(w) if watch.is_none() => {
+                    w.write_all(self.main.as_bytes())?;
+                    self.main.clear();
                 }
+                _ => {}
             }
         }
         // Undefined values and special registers that never appeared (docs §4.3, §4.4).
@@ -260,6 +265,25 @@ impl<'m> Printer<'m> {
             self.prelude.clear();
             self.main.clear();
         }
+        Ok(())
+    }
+
+    /// Nothing more can be added to the prelude: a stream gets it now; text puts it in
+    /// front of main now, while main is short (instead of moving all of main at the
+    /// end). Either way `prelude` is left empty.
+    fn prelude_is_final(&mut self, target: &mut Target<'_>) -> io::Result<()> {
+        match target {
+            Target::Stream(w) => w.write_all(self.prelude.as_bytes())?,
+            Target::Text => {
+                let len = self.prelude.len() + self.main.len();
+                let mut text = String::with_capacity(self.main.capacity().max(len));
+                text.push_str(&self.prelude);
+                text.push_str(&self.main);
+                self.main = text;
+            }
+            Target::Discard => {}
+        }
+        self.prelude = String::new();
         Ok(())
     }
 
@@ -428,7 +452,9 @@ impl<'m> Printer<'m> {
 
     fn open_nested_block(&mut self, b: BlockId, depth: usize) {
         self.emitted.insert(b);
-        self.block_text_order.push((self.cur, b));
+        if self.record_order {
+            self.block_text_order.push((self.cur, b));
+        }
         let f = &self.m.functions[self.cur];
         let Some(data) = f.blocks.get(b) else {
             self.value(Value::Block(b), None);
@@ -448,7 +474,9 @@ impl<'m> Printer<'m> {
 
     fn open_flat_block(&mut self, b: BlockId) {
         self.emitted.insert(b);
-        self.block_text_order.push((self.cur, b));
+        if self.record_order {
+            self.block_text_order.push((self.cur, b));
+        }
         let f = &self.m.functions[self.cur];
         let Some(data) = f.blocks.get(b) else {
             return;
@@ -519,6 +547,12 @@ impl<'m> Printer<'m> {
     /// Prints a value reference; declares undefined values and special registers at
     /// their first print when the text alone would lose a fact (docs §4.3, §4.4).
     pub(crate) fn value(&mut self, v: Value, ctx: Option<(InstId, u32)>) {
+        // The common case first: an instruction numbered already.
+        if let Value::Inst(i) = v
+            && self.namer.write_numbered_inst(&mut self.main, self.cur, i)
+        {
+            return;
+        }
         let fresh = self.namer.write(&mut self.main, Key::of(self.cur, v));
         match v {
             Value::Block(b) => self.referenced.push(b),

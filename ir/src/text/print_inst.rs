@@ -9,7 +9,7 @@
 use super::escape::{format_double, write_escaped};
 use super::print::{Printer, Work};
 use crate::inst::{
-    CoroAttrValue, CoroExtensionItem, CoroExtensionKind, InstData, InstId, InstKind,
+    CoroAttrValue, CoroExtensionItem, CoroExtensionKind, InstData, InstId, InstKind, InstTag,
 };
 use crate::module::Module;
 use crate::op::BindlessAccess;
@@ -193,20 +193,24 @@ impl Printer<'_> {
 
     /// Appends the body of flat instruction `i` (data `d`; not [`is_structured`]).
     pub(crate) fn flat_body(&mut self, i: InstId, d: &InstData) {
-        let kw = d.kind.tag().text_keyword();
+        // The keyword from the tag, looked up only where an arm has several kinds.
+        let kw = || d.kind.tag().text_keyword();
         match &d.kind {
-            InstKind::Arithmetic(o) => self.with_op(d, i, kw, o.name()),
+            InstKind::Arithmetic(o) => {
+                const KW: &str = InstTag::Arithmetic.text_keyword();
+                self.with_op(d, i, KW, o.name())
+            }
             InstKind::Load
             | InstKind::Store
             | InstKind::Gep
             | InstKind::RayQueryPipeline
             | InstKind::Call => {
-                self.main.push_str(kw);
+                self.main.push_str(kw());
                 self.main.push(' ');
                 self.operands(d, i, 0);
             }
             InstKind::Branch | InstKind::Break | InstKind::Continue => {
-                self.main.push_str(kw);
+                self.main.push_str(kw());
                 self.main.push(' ');
                 self.reference(d, 0);
             }
@@ -233,7 +237,7 @@ impl Printer<'_> {
                 }
             }
             InstKind::Assert { message } | InstKind::Assume { message } => {
-                self.main.push_str(kw);
+                self.main.push_str(kw());
                 if !message.is_empty() {
                     self.main.push(' ');
                     write_escaped(&mut self.main, message);
@@ -242,7 +246,7 @@ impl Printer<'_> {
                 self.val(d, i, 0);
             }
             InstKind::RasterDiscard | InstKind::CoroTerminate | InstKind::Clock => {
-                self.main.push_str(kw)
+                self.main.push_str(kw())
             }
             InstKind::CoroSuspend(_) => self.coro_suspend(i, d),
             InstKind::CoroResume { token, has_frame } => {
@@ -271,14 +275,14 @@ impl Printer<'_> {
                 self.main.push_str("alloca ");
                 self.main.push_str(a.name());
             }
-            InstKind::Atomic(o) => self.with_op(d, i, kw, o.name()),
-            InstKind::ThreadGroup(o) => self.with_op(d, i, kw, o.name()),
-            InstKind::RayQueryObjectRead(o) => self.with_op(d, i, kw, o.name()),
-            InstKind::RayQueryObjectWrite(o) => self.with_op(d, i, kw, o.name()),
-            InstKind::Cast(o) => self.with_op(d, i, kw, o.name()),
-            InstKind::ResourceQuery(o, a) => self.resource(d, i, kw, o.name(), *a),
-            InstKind::ResourceRead(o, a) => self.resource(d, i, kw, o.name(), *a),
-            InstKind::ResourceWrite(o, a) => self.resource(d, i, kw, o.name(), *a),
+            InstKind::Atomic(o) => self.with_op(d, i, kw(), o.name()),
+            InstKind::ThreadGroup(o) => self.with_op(d, i, kw(), o.name()),
+            InstKind::RayQueryObjectRead(o) => self.with_op(d, i, kw(), o.name()),
+            InstKind::RayQueryObjectWrite(o) => self.with_op(d, i, kw(), o.name()),
+            InstKind::Cast(o) => self.with_op(d, i, kw(), o.name()),
+            InstKind::ResourceQuery(o, a) => self.resource(d, i, kw(), o.name(), *a),
+            InstKind::ResourceRead(o, a) => self.resource(d, i, kw(), o.name(), *a),
+            InstKind::ResourceWrite(o, a) => self.resource(d, i, kw(), o.name(), *a),
             InstKind::AutodiffIntrinsic(o) => {
                 self.main.push('@');
                 self.main.push_str(o.name());

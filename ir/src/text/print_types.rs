@@ -12,17 +12,22 @@ use std::fmt::Write as _;
 impl<'m> Printer<'m> {
     /// Appends the spelling of `t` to main (see [`Self::type_ident`]), from the cache of
     /// spellings after the first time.
+    #[inline]
     pub(crate) fn push_type(&mut self, t: Option<Type>) {
-        let Some(ty) = t else {
-            self.main.push_str("void");
-            return;
-        };
-        let i = ty.index();
-        if let Some(Some(text)) = self.type_text.get(i) {
-            self.main.push_str(text);
-            return;
+        match t {
+            None => self.main.push_str("void"),
+            Some(ty) => match self.type_text.get(ty.index()) {
+                Some(Some(text)) => self.main.push_str(text),
+                _ => self.push_new_type(ty),
+            },
         }
-        let text = self.type_ident(t);
+    }
+
+    /// [`Self::push_type`] for a type not spelled yet: spells and caches it.
+    #[cold]
+    fn push_new_type(&mut self, ty: Type) {
+        let i = ty.index();
+        let text = self.type_ident(Some(ty));
         self.main.push_str(&text);
         if i < self.m.types.len() {
             if self.type_text.len() <= i {
