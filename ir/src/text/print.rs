@@ -521,7 +521,9 @@ impl<'m> Printer<'m> {
             self.main.push('\n');
         }
         self.indent(depth);
-        self.namer.write(&mut self.main, Key::Inst(self.cur, i));
+        if !self.namer.write_numbered_inst(&mut self.main, self.cur, i) {
+            self.namer.write(&mut self.main, Key::Inst(self.cur, i));
+        }
         self.main.push_str(": ");
         self.push_type(d.ty);
         self.main.push_str(" = ");
