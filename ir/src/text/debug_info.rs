@@ -66,10 +66,14 @@ impl Printer<'_> {
     }
 
     /// `// users: %a %b` after an item (nothing without users or outside debug mode).
+    #[inline]
     pub(crate) fn users_comment(&mut self, prelude: bool, k: Key) {
-        if !self.opts.debug_info {
-            return;
+        if self.opts.debug_info {
+            self.users_comment_text(prelude, k);
         }
+    }
+
+    fn users_comment_text(&mut self, prelude: bool, k: Key) {
         let users = self.users.get(k);
         if users.is_empty() {
             return;

@@ -16,10 +16,13 @@ pub(crate) mod numbering;
 mod parse;
 pub mod print;
 mod print_inst;
+mod print_stream;
+mod print_types;
 mod resolve;
 mod syntax;
 mod tyres;
 
 pub use parse::parse_module;
 pub use print::{IdStyle, PrintOptions, print_module};
+pub use print_stream::print_module_to;
 pub use syntax::edit_distance;

@@ -80,27 +80,23 @@ impl IdMap {
     /// was new.
     #[inline]
     fn get_or_insert(&mut self, i: usize, next: u32) -> (u32, bool) {
-        if let Some(slot) = self.dense.get_mut(i) {
-            if *slot == NONE {
+        match self.dense.get_mut(i) {
+            Some(slot) if *slot == NONE => {
                 *slot = next;
-                return (next, true);
+                (next, true)
             }
-            return (*slot, false);
+            Some(slot) => (*slot, false),
+            None => self.get_or_insert_outside(i, next),
         }
+    }
+
+    /// [`Self::get_or_insert`] past the dense table: grows it for a nearby index, uses
+    /// the hash map for a far one.
+    #[cold]
+    #[inline(never)]
+    fn get_or_insert_outside(&mut self, i: usize, next: u32) -> (u32, bool) {
         if i <= 2 * self.dense.len() + 4096 {
-            let len = (i + 1).max(self.dense.len() * 3 / 2);
-            self.dense.resize(len, NONE);
-            // Sparse entries now inside the dense range move there.
-            let moved: Vec<(u32, u32)> = self
-                .sparse
-                .iter()
-                .filter(|(k, _)| (**k as usize) < len)
-                .map(|(k, v)| (*k, *v))
-                .collect();
-            for (k, v) in moved {
-                self.sparse.remove(&k);
-                self.dense[k as usize] = v;
-            }
+            self.grow((i + 1).max(self.dense.len() * 3 / 2));
             return self.get_or_insert(i, next);
         }
         let mut fresh = false;
@@ -109,6 +105,26 @@ impl IdMap {
             next
         });
         (u, fresh)
+    }
+
+    /// Makes the dense table at least `len` long (an arena's size: handles of a valid
+    /// module index it directly, so numbering never grows it piecemeal).
+    fn grow(&mut self, len: usize) {
+        if len <= self.dense.len() {
+            return;
+        }
+        self.dense.resize(len, NONE);
+        // Sparse entries now inside the dense range move there.
+        let moved: Vec<(u32, u32)> = self
+            .sparse
+            .iter()
+            .filter(|(k, _)| (**k as usize) < len)
+            .map(|(k, v)| (*k, *v))
+            .collect();
+        for (k, v) in moved {
+            self.sparse.remove(&k);
+            self.dense[k as usize] = v;
+        }
     }
 }
 
@@ -133,6 +149,9 @@ pub(crate) struct Namer {
     /// Slot in `locals` of each function that has local uids.
     local_slot: IdMap,
     locals: Vec<LocalIds>,
+    /// The last function whose locals were looked up, and their slot (most lookups
+    /// are for the function being printed).
+    last_local: Option<(FuncId, usize)>,
 }
 
 impl Namer {
@@ -147,6 +166,7 @@ impl Namer {
             specials: [NONE; SpecialRegister::ALL.len()],
             local_slot: IdMap::default(),
             locals: Vec::new(),
+            last_local: None,
         }
     }
 
@@ -156,14 +176,43 @@ impl Namer {
             .map(|s| &self.locals[s as usize])
     }
 
+    #[inline]
     fn locals_mut(&mut self, f: FuncId) -> &mut LocalIds {
+        let s = match self.last_local {
+            Some((g, s)) if g == f => s,
+            _ => self.locals_slot(f),
+        };
+        &mut self.locals[s]
+    }
+
+    /// The slot in `locals` of `f` (made on first use); remembered for the next lookup.
+    #[cold]
+    fn locals_slot(&mut self, f: FuncId) -> usize {
         let (s, fresh) = self
             .local_slot
             .get_or_insert(f.index(), self.locals.len() as u32);
         if fresh {
             self.locals.push(LocalIds::default());
         }
-        &mut self.locals[s as usize]
+        self.last_local = Some((f, s as usize));
+        s as usize
+    }
+
+    /// Sizes the uid tables to the arenas of `m`, so numbering a valid module never
+    /// grows them.
+    fn presize(&mut self, m: &Module) {
+        self.consts.grow(m.constants.len());
+        self.undefs.grow(m.undefs.len());
+        self.funcs.grow(m.functions.len());
+        for &fid in &m.func_order {
+            let Some(f) = m.functions.get(fid) else {
+                continue;
+            };
+            let l = self.locals_mut(fid);
+            l.args.grow(f.args.len());
+            l.blocks.grow(f.blocks.len());
+            l.insts.grow(f.insts.len());
+        }
     }
 
     /// The uid of `k`, if it has one.
@@ -185,6 +234,7 @@ impl Namer {
     }
 
     /// Numbers `k` if needed; returns its uid and whether it was new.
+    #[inline(always)]
     pub(crate) fn uid(&mut self, k: Key) -> (u32, bool) {
         let next = self.next;
         let r = match k {
@@ -212,10 +262,33 @@ impl Namer {
 
     /// Appends the identifier of `k` (numbering it if needed); returns whether this was
     /// the first time `k` was seen.
+    #[inline]
     pub(crate) fn write(&mut self, out: &mut String, k: Key) -> bool {
         let (uid, fresh) = self.uid(k);
         self.spell(out, k, uid);
         fresh
+    }
+
+    /// Appends the upstream identifier of instruction `i` of `f` if it has been numbered
+    /// already, and returns whether it did (the printer's most frequent case, without the
+    /// general path's dispatch on the key).
+    #[inline(always)]
+    pub(crate) fn write_numbered_inst(&mut self, out: &mut String, f: FuncId, i: InstId) -> bool {
+        if self.style != IdStyle::Upstream {
+            return false;
+        }
+        let uid = match self.last_local {
+            Some((g, s)) if g == f => self.locals[s].insts.dense.get(i.index()).copied(),
+            _ => None,
+        };
+        match uid {
+            Some(uid) if uid != NONE => {
+                out.push('%');
+                push_u32(out, uid);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The identifier of `k` if it has been numbered (nothing is numbered here).
@@ -226,36 +299,28 @@ impl Namer {
         Some(out)
     }
 
+    #[inline(always)]
     fn spell(&self, out: &mut String, k: Key, uid: u32) {
         out.push('%');
         match (self.style, k) {
             (IdStyle::Upstream, Key::Undef(_)) => {
-                push_u64(out, uid.into());
+                push_u32(out, uid);
                 out.push_str(".undefined");
             }
             (IdStyle::Upstream, Key::Special(r)) => {
-                push_u64(out, uid.into());
+                push_u32(out, uid);
                 out.push('.');
                 out.push_str(r.name());
             }
-            (IdStyle::Upstream, _) => push_u64(out, uid.into()),
-            (IdStyle::Stable, k) => {
-                let _ = match k {
-                    Key::Const(c) => write!(out, "c{}", c.index()),
-                    Key::Undef(u) => write!(out, "u{}.undefined", u.index()),
-                    Key::Special(r) => write!(out, "{0}.{0}", r.name()),
-                    Key::Func(f) => write!(out, "f{}", f.index()),
-                    Key::Arg(f, a) => write!(out, "f{}_a{}", f.index(), a.index()),
-                    Key::Block(f, b) => write!(out, "f{}_b{}", f.index(), b.index()),
-                    Key::Inst(f, i) => write!(out, "f{}_i{}", f.index(), i.index()),
-                };
-            }
+            (IdStyle::Upstream, _) => push_u32(out, uid),
+            (IdStyle::Stable, k) => spell_stable(out, k),
         }
     }
 
-    /// Upstream's pre-pass (reference §1.3 step 2). A no-op for stable ids, whose
-    /// spelling does not depend on order.
+    /// Upstream's pre-pass (reference §1.3 step 2). Only sizes the tables for stable
+    /// ids, whose spelling does not depend on order.
     pub(crate) fn pre_pass(&mut self, m: &Module) {
+        self.presize(m);
         if self.style == IdStyle::Stable {
             return;
         }
@@ -279,10 +344,14 @@ impl Namer {
     /// Numbers `start`, its instructions and (depth first, at the operand) every operand
     /// block not numbered yet — upstream's recursion, with an explicit stack.
     fn pre_pass_block(&mut self, fid: FuncId, f: &Function, start: BlockId) {
+        /// A block being walked: its instructions from the current one on, and the
+        /// current instruction's operands not looked at yet.
         struct Frame<'a> {
             insts: &'a [InstId],
-            next_inst: usize,
-            next_op: usize,
+            ops: &'a [Value],
+        }
+        fn operands(f: &Function, i: InstId) -> &[Value] {
+            f.insts.get(i).map(|d| &d.operands[..]).unwrap_or(&[])
         }
         fn enter<'a>(
             namer: &mut Namer,
@@ -298,54 +367,64 @@ impl Namer {
                 return;
             };
             namer.uid(Key::Block(fid, b));
-            if let Some(&first) = data.insts.first() {
-                namer.uid(Key::Inst(fid, first));
-            }
+            let Some(&first) = data.insts.first() else {
+                return;
+            };
+            namer.uid(Key::Inst(fid, first));
             stack.push(Frame {
                 insts: &data.insts,
-                next_inst: 0,
-                next_op: 0,
+                ops: operands(f, first),
             });
         }
         let mut stack: Vec<Frame> = Vec::new();
         enter(self, &mut stack, f, fid, start);
         while let Some(top) = stack.last_mut() {
-            let Some(&inst) = top.insts.get(top.next_inst) else {
-                stack.pop();
-                continue;
-            };
-            let ops = f.insts.get(inst).map(|d| &d.operands[..]).unwrap_or(&[]);
-            if let Some(&op) = ops.get(top.next_op) {
-                top.next_op += 1;
+            // The next operand block of the current instruction, depth first.
+            let mut child = None;
+            while let Some((&op, rest)) = top.ops.split_first() {
+                top.ops = rest;
                 if let Value::Block(b) = op {
-                    enter(self, &mut stack, f, fid, b);
+                    child = Some(b);
+                    break;
                 }
-            } else {
-                top.next_inst += 1;
-                top.next_op = 0;
-                if let Some(&next) = top.insts.get(top.next_inst) {
-                    self.uid(Key::Inst(fid, next));
+            }
+            if let Some(b) = child {
+                enter(self, &mut stack, f, fid, b);
+                continue;
+            }
+            // Then the next instruction is numbered.
+            match top.insts.get(1..) {
+                Some(rest @ [next, ..]) => {
+                    top.insts = rest;
+                    top.ops = operands(f, *next);
+                    self.uid(Key::Inst(fid, *next));
+                }
+                _ => {
+                    stack.pop();
                 }
             }
         }
     }
 }
 
-/// Appends the decimal digits of `n` (without `fmt`'s machinery: ids are the most
-/// frequent thing the printer writes).
+/// A stable id (see [`IdStyle::Stable`]) after its `%`.
+fn spell_stable(out: &mut String, k: Key) {
+    let _ = match k {
+        Key::Const(c) => write!(out, "c{}", c.index()),
+        Key::Undef(u) => write!(out, "u{}.undefined", u.index()),
+        Key::Special(r) => write!(out, "{0}.{0}", r.name()),
+        Key::Func(f) => write!(out, "f{}", f.index()),
+        Key::Arg(f, a) => write!(out, "f{}_a{}", f.index(), a.index()),
+        Key::Block(f, b) => write!(out, "f{}_b{}", f.index(), b.index()),
+        Key::Inst(f, i) => write!(out, "f{}_i{}", f.index(), i.index()),
+    };
+}
+
+/// Appends the decimal digits of `n` (through `itoa`, not `fmt`'s machinery: ids are
+/// the most frequent thing the printer writes).
 #[inline]
-pub(crate) fn push_u64(out: &mut String, mut n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(buf[i..].iter().map(|&d| char::from(d)));
+pub(crate) fn push_u32(out: &mut String, n: u32) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// The terminator of `b` (its last instruction, if that is a terminator).
@@ -397,21 +476,22 @@ pub(crate) fn dfs_orders(f: &Function, entry: BlockId) -> (Vec<BlockId>, Vec<Blo
     if !f.blocks.is_valid(entry) {
         return (pre, post);
     }
-    let mut visited: FxHashSet<BlockId> = FxHashSet::default();
-    let mut stack: Vec<(BlockId, usize)> = Vec::new();
-    visited.insert(entry);
+    // Valid handles index the arena: a bit per block.
+    let mut visited = vec![false; f.blocks.len()];
+    // Each block on the stack with its successor operands not looked at yet.
+    let mut stack: Vec<(BlockId, &[Value])> = Vec::new();
+    visited[entry.index()] = true;
     pre.push(entry);
-    stack.push((entry, 0));
-    while let Some((b, next)) = stack.last_mut() {
-        let ops = successor_operands(f, *b);
-        if let Some(&op) = ops.get(*next) {
-            *next += 1;
+    stack.push((entry, successor_operands(f, entry)));
+    while let Some((b, ops)) = stack.last_mut() {
+        if let Some((&op, rest)) = ops.split_first() {
+            *ops = rest;
             if let Value::Block(s) = op
                 && f.blocks.is_valid(s)
-                && visited.insert(s)
+                && !std::mem::replace(&mut visited[s.index()], true)
             {
                 pre.push(s);
-                stack.push((s, 0));
+                stack.push((s, successor_operands(f, s)));
             }
         } else {
             post.push(*b);

@@ -5,21 +5,30 @@
 //! declarations appended at first use, constants, and xir's `undef`/`special`
 //! declarations) followed by *main* (the functions). Blocks and instructions are printed
 //! by a small work-stack machine ([`Work`]) instead of recursion, so nesting depth only
-//! costs heap memory. Values are numbered at the moment their text is produced, which
-//! reproduces upstream's lazy numbering exactly.
+//! costs heap memory; flat instructions (the vast majority) are written straight into
+//! main, only structured ones go through the stack. Values are numbered at the moment
+//! their text is produced, which reproduces upstream's lazy numbering exactly.
+//!
+//! Text is written with `push_str` of `&'static str` pieces and `itoa` digits into one
+//! reserved buffer (no `fmt` machinery on the hot path); type spellings are cached per
+//! type (`print_types.rs`). [`print_module_to`](super::print_stream::print_module_to)
+//! streams the same text per function.
 
 use super::debug_info::UserMap;
-use super::escape::{escaped, is_identifier, write_escaped};
+use super::escape::{is_identifier, write_escaped};
 use super::numbering::{self, Key, Namer};
+use super::print_inst::{is_structured, structured_body};
+use super::print_stream::PreludeWatch;
 use crate::entity::EntityRef;
 use crate::function::FunctionKind;
-use crate::inst::{InstId, InstKind};
+use crate::inst::{InstData, InstId, InstKind};
 use crate::metadata::Metadata;
 use crate::module::Module;
-use crate::types::{Type, TypeData};
+use crate::types::Type;
 use crate::value::{BlockId, FuncId, SpecialRegister, UndefId, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt::Write as _;
+use std::io;
 
 pub use super::numbering::IdStyle;
 
@@ -36,32 +45,43 @@ pub struct PrintOptions {
 
 /// Prints `m` in xir2text syntax.
 pub fn print_module(m: &Module, opts: &PrintOptions) -> String {
-    let mut p = Printer::new(m, opts);
-    if opts.debug_info {
-        // Users are listed in text order, which a reader reproduces (the owned block
-        // order is not in the text): a first pass without comments finds the order in
-        // which this form prints the blocks.
-        let plain = PrintOptions {
-            debug_info: false,
-            ..opts.clone()
-        };
-        let mut first = Printer::new(m, &plain);
-        first.module();
-        p.users = UserMap::build(m, &first.block_text_order);
-    }
-    p.module();
-    // The prelude goes in front of main in place: no second copy of the (large) text.
+    let mut p = Printer::for_module(m, opts);
+    // Room for the whole text up front (about 65-70 bytes per instruction in practice):
+    // growing by doubling would copy it over and over. Pages never written are never
+    // touched, so a generous guess costs no memory. (Arena sizes, not `inst_count`: a
+    // malformed module may list bad functions.)
+    let insts: usize = m.functions.values().map(|f| f.insts.len()).sum();
+    p.main
+        .reserve(insts.saturating_mul(80).saturating_add(4096));
+    // Writing into main cannot fail.
+    let _ = p.module(&mut Target::Text);
+    // The prelude is in front of main already unless it grew until the end; then it
+    // goes there in place: no second copy of the (large) text.
     let mut out = std::mem::take(&mut p.main);
-    out.insert_str(0, &p.prelude);
+    if !p.prelude.is_empty() {
+        out.insert_str(0, &p.prelude);
+    }
     out
 }
 
 /// The ids printing `m` under `opts` shows (for diagnostics that name entities the way
-/// the printed text does); prints into a scratch buffer.
+/// the printed text does); the text itself is dropped function by function.
 pub(crate) fn printed_ids(m: &Module, opts: &PrintOptions) -> Namer {
     let mut p = Printer::new(m, opts);
-    p.module();
+    let _ = p.module(&mut Target::Discard);
     p.namer
+}
+
+/// Where [`Printer::module`] puts the text of main.
+pub(crate) enum Target<'w> {
+    /// Everything stays in main, which gets the prelude in front as soon as that is
+    /// final (see [`PreludeWatch`]; the caller puts it there if it never was).
+    Text,
+    /// Each function's text goes to the writer once the prelude is final (see
+    /// [`PreludeWatch`]); until then main keeps it.
+    Stream(&'w mut dyn io::Write),
+    /// Each function's text is dropped (a pass run for its side results).
+    Discard,
 }
 
 /// One step of the block/instruction machine.
@@ -77,8 +97,8 @@ pub(crate) enum Work {
     Slot(Option<Value>, usize),
     /// A block reference (`null` for `None`).
     Ref(Option<Value>),
-    /// An instruction at a depth.
-    Inst(InstId, usize),
+    /// The instructions of a block from an index on, at a depth.
+    Insts(BlockId, usize, usize),
     /// Indentation and `}` closing a nested block.
     Close(usize),
     /// Debug info: `// users: …` of a value.
@@ -96,17 +116,19 @@ pub(crate) struct Printer<'m> {
     pub(crate) prelude: String,
     pub(crate) main: String,
     pub(crate) namer: Namer,
-    type_names: FxHashMap<Type, u32>,
+    /// The name number of each struct and opaque type declared so far.
+    pub(crate) type_names: FxHashMap<Type, u32>,
     /// The spelling of each type printed so far, by type index (fixed once a type has
     /// been spelled: struct and opaque names are assigned at first use).
-    type_text: Vec<Option<Box<str>>>,
-    spaces: String,
+    pub(crate) type_text: Vec<Option<Box<str>>>,
     pub(crate) users: UserMap,
     /// The function being printed.
     pub(crate) cur: FuncId,
     emitted: BlockSet,
     /// Every block printed so far, in text order.
     block_text_order: Vec<(FuncId, BlockId)>,
+    /// Whether to record `block_text_order` (only the debug-info first pass needs it).
+    record_order: bool,
     referenced: Vec<BlockId>,
     owned_cursor: usize,
     ref_cursor: usize,
@@ -148,6 +170,24 @@ impl BlockSet {
 }
 
 impl<'m> Printer<'m> {
+    /// A printer for `m` that is ready to print: in debug-info mode, a first pass
+    /// (text dropped) finds the users of every value in text order, which a reader
+    /// reproduces (the owned block order is not in the text).
+    pub(crate) fn for_module(m: &'m Module, opts: &PrintOptions) -> Self {
+        let mut p = Printer::new(m, opts);
+        if opts.debug_info {
+            let plain = PrintOptions {
+                debug_info: false,
+                ..opts.clone()
+            };
+            let mut first = Printer::new(m, &plain);
+            first.record_order = true;
+            let _ = first.module(&mut Target::Discard);
+            p.users = UserMap::build(m, &first.block_text_order);
+        }
+        p
+    }
+
     fn new(m: &'m Module, opts: &PrintOptions) -> Self {
         Self {
             m,
@@ -157,11 +197,11 @@ impl<'m> Printer<'m> {
             namer: Namer::new(opts.ids),
             type_names: FxHashMap::default(),
             type_text: Vec::new(),
-            spaces: String::new(),
             users: UserMap::default(),
             cur: FuncId::new(0),
             emitted: BlockSet::default(),
             block_text_order: Vec::new(),
+            record_order: false,
             referenced: Vec::new(),
             owned_cursor: 0,
             ref_cursor: 0,
@@ -170,16 +210,12 @@ impl<'m> Printer<'m> {
         }
     }
 
-    fn module(&mut self) {
+    /// Prints the module: the prelude into `prelude`, main as `target` says. Only a
+    /// stream can fail.
+    pub(crate) fn module(&mut self, target: &mut Target<'_>) -> io::Result<()> {
         let m = self.m;
-        // Room for the whole text up front (about 65-70 bytes per instruction in
-        // practice): growing by doubling would copy it over and over. Pages never
-        // written are never touched, so a generous guess costs no memory.
-        // (Arena sizes, not `inst_count`: a malformed module may list bad functions.)
-        let insts: usize = m.functions.values().map(|f| f.insts.len()).sum();
-        self.main
-            .reserve(insts.saturating_mul(80).saturating_add(4096));
         self.namer.pre_pass(m);
+        self.type_text.resize(m.types.len(), None);
         if !m.metadata.is_empty() {
             write_mdlist(&mut self.prelude, &m.metadata);
             self.prelude.push('\n');
@@ -188,8 +224,26 @@ impl<'m> Printer<'m> {
         for c in m.live_constants() {
             self.constant(c);
         }
+        let mut watch = match target {
+            Target::Discard => None,
+            _ => Some(PreludeWatch::new(m)),
+        };
         for &f in &m.func_order {
             self.function(f);
+            if let Some(pending) = &mut watch
+                && pending.is_final(self)
+            {
+                watch = None;
+                self.prelude_is_final(target)?;
+            }
+            match target {
+                Target::Discard => self.main.clear(),
+                Target::Stream(w) if watch.is_none() => {
+                    w.write_all(self.main.as_bytes())?;
+                    self.main.clear();
+                }
+                _ => {}
+            }
         }
         // Undefined values and special registers that never appeared (docs §4.3, §4.4).
         for u in m.live_undefs() {
@@ -204,6 +258,33 @@ impl<'m> Printer<'m> {
                 self.declare_special(*r);
             }
         }
+        if let Target::Stream(w) = target {
+            // The prelude is empty here if it was written already.
+            w.write_all(self.prelude.as_bytes())?;
+            w.write_all(self.main.as_bytes())?;
+            self.prelude.clear();
+            self.main.clear();
+        }
+        Ok(())
+    }
+
+    /// Nothing more can be added to the prelude: a stream gets it now; text puts it in
+    /// front of main now, while main is short (instead of moving all of main at the
+    /// end). Either way `prelude` is left empty.
+    fn prelude_is_final(&mut self, target: &mut Target<'_>) -> io::Result<()> {
+        match target {
+            Target::Stream(w) => w.write_all(self.prelude.as_bytes())?,
+            Target::Text => {
+                let len = self.prelude.len() + self.main.len();
+                let mut text = String::with_capacity(self.main.capacity().max(len));
+                text.push_str(&self.prelude);
+                text.push_str(&self.main);
+                self.main = text;
+            }
+            Target::Discard => {}
+        }
+        self.prelude = String::new();
+        Ok(())
     }
 
     fn constant(&mut self, c: crate::value::ConstId) {
@@ -323,7 +404,7 @@ impl<'m> Printer<'m> {
                     self.open_nested_block(b, depth)
                 }
                 Work::Slot(Some(v), _) => self.value(v, None),
-                Work::Inst(i, depth) => self.inst(i, depth),
+                Work::Insts(b, from, depth) => self.insts(b, from, depth),
                 Work::Close(depth) => {
                     self.indent(depth);
                     self.main.push('}');
@@ -371,7 +452,9 @@ impl<'m> Printer<'m> {
 
     fn open_nested_block(&mut self, b: BlockId, depth: usize) {
         self.emitted.insert(b);
-        self.block_text_order.push((self.cur, b));
+        if self.record_order {
+            self.block_text_order.push((self.cur, b));
+        }
         let f = &self.m.functions[self.cur];
         let Some(data) = f.blocks.get(b) else {
             self.value(Value::Block(b), None);
@@ -386,13 +469,14 @@ impl<'m> Printer<'m> {
         self.block_comment(b);
         self.main.push('\n');
         self.stack.push(Work::Close(depth));
-        self.stack
-            .extend(data.insts.iter().rev().map(|i| Work::Inst(*i, depth + 1)));
+        self.stack.push(Work::Insts(b, 0, depth + 1));
     }
 
     fn open_flat_block(&mut self, b: BlockId) {
         self.emitted.insert(b);
-        self.block_text_order.push((self.cur, b));
+        if self.record_order {
+            self.block_text_order.push((self.cur, b));
+        }
         let f = &self.m.functions[self.cur];
         let Some(data) = f.blocks.get(b) else {
             return;
@@ -405,28 +489,54 @@ impl<'m> Printer<'m> {
         self.main.push(':');
         self.block_comment(b);
         self.main.push('\n');
-        self.stack
-            .extend(data.insts.iter().rev().map(|i| Work::Inst(*i, 1)));
+        self.stack.push(Work::Insts(b, 0, 1));
     }
 
-    fn inst(&mut self, i: InstId, depth: usize) {
-        let f = &self.m.functions[self.cur];
-        let Some(d) = f.insts.get(i) else {
+    /// Prints the instructions of `b` from index `from` on at `depth`: flat ones
+    /// directly, up to the first structured one, whose body goes on the stack above the
+    /// rest of the block.
+    fn insts(&mut self, b: BlockId, from: usize, depth: usize) {
+        let m: &'m Module = self.m;
+        let f = &m.functions[self.cur];
+        let Some(data) = f.blocks.get(b) else {
             return;
         };
+        for (k, &i) in data.insts.iter().enumerate().skip(from) {
+            let Some(d) = f.insts.get(i) else {
+                continue;
+            };
+            if is_structured(&d.kind) {
+                self.stack.push(Work::Insts(b, k + 1, depth));
+                self.inst(i, d, depth);
+                return;
+            }
+            self.inst(i, d, depth);
+        }
+    }
+
+    fn inst(&mut self, i: InstId, d: &'m InstData, depth: usize) {
         if !d.metadata.is_empty() {
             self.indent(depth);
             write_mdlist(&mut self.main, &d.metadata);
             self.main.push('\n');
         }
         self.indent(depth);
-        self.namer.write(&mut self.main, Key::Inst(self.cur, i));
+        if !self.namer.write_numbered_inst(&mut self.main, self.cur, i) {
+            self.namer.write(&mut self.main, Key::Inst(self.cur, i));
+        }
         self.main.push_str(": ");
         self.push_type(d.ty);
         self.main.push_str(" = ");
+        if !is_structured(&d.kind) {
+            self.flat_body(i, d);
+            self.main.push(';');
+            self.users_comment(false, Key::Inst(self.cur, i));
+            self.main.push('\n');
+            return;
+        }
         let mut body = std::mem::take(&mut self.body);
         body.clear();
-        super::print_inst::inst_body(self.m, self.cur, i, d, depth, &mut body);
+        structured_body(self.m, self.cur, i, d, depth, &mut body);
         body.push(Work::Text(";"));
         if self.opts.debug_info {
             body.push(Work::Users(Value::Inst(i)));
@@ -438,7 +548,13 @@ impl<'m> Printer<'m> {
 
     /// Prints a value reference; declares undefined values and special registers at
     /// their first print when the text alone would lose a fact (docs §4.3, §4.4).
-    fn value(&mut self, v: Value, ctx: Option<(InstId, u32)>) {
+    pub(crate) fn value(&mut self, v: Value, ctx: Option<(InstId, u32)>) {
+        // The common case first: an instruction numbered already.
+        if let Value::Inst(i) = v
+            && self.namer.write_numbered_inst(&mut self.main, self.cur, i)
+        {
+            return;
+        }
         let fresh = self.namer.write(&mut self.main, Key::of(self.cur, v));
         match v {
             Value::Block(b) => self.referenced.push(b),
@@ -516,177 +632,15 @@ impl<'m> Printer<'m> {
     }
 
     /// Appends 4 × `depth` spaces to main.
+    #[inline]
     pub(crate) fn indent(&mut self, depth: usize) {
-        let n = depth * 4;
-        if self.spaces.len() < n {
-            let more = n.max(self.spaces.len() * 2) - self.spaces.len();
-            self.spaces.extend(std::iter::repeat_n(' ', more));
+        const SPACES: &str = "                                                                ";
+        let mut n = depth * 4;
+        while n > SPACES.len() {
+            self.main.push_str(SPACES);
+            n -= SPACES.len();
         }
-        self.main.push_str(&self.spaces[..n]);
-    }
-
-    /// Appends the spelling of `t` to main (see [`Self::type_ident`]), from the cache of
-    /// spellings after the first time.
-    pub(crate) fn push_type(&mut self, t: Option<Type>) {
-        let Some(ty) = t else {
-            self.main.push_str("void");
-            return;
-        };
-        let i = ty.index();
-        if let Some(Some(text)) = self.type_text.get(i) {
-            self.main.push_str(text);
-            return;
-        }
-        let text = self.type_ident(t);
-        self.main.push_str(&text);
-        if i < self.m.types.len() {
-            if self.type_text.len() <= i {
-                self.type_text.resize(i + 1, None);
-            }
-            self.type_text[i] = Some(text.into_boxed_str());
-        }
-    }
-
-    /// The spelling of a type (`void` for `None`), declaring struct and opaque types in
-    /// the prelude at first use (members first). Iterative: types may nest deeply.
-    pub(crate) fn type_ident(&mut self, t: Option<Type>) -> String {
-        enum Task {
-            Ty(Type),
-            Text(&'static str),
-            Num(u64),
-            EndStruct(Type),
-        }
-        fn push_generic(tasks: &mut Vec<Task>, head: &'static str, elem: Type, n: Option<u64>) {
-            tasks.push(Task::Text(">"));
-            if let Some(n) = n {
-                tasks.push(Task::Num(n));
-                tasks.push(Task::Text(", "));
-            }
-            tasks.push(Task::Ty(elem));
-            tasks.push(Task::Text(head));
-        }
-        let Some(t) = t else {
-            return "void".to_string();
-        };
-        let m: &'m Module = self.m;
-        let types = &m.types;
-        let mut bufs: Vec<String> = vec![String::new()];
-        let mut tasks = vec![Task::Ty(t)];
-        while let Some(task) = tasks.pop() {
-            let Some(out) = bufs.last_mut() else {
-                break;
-            };
-            match task {
-                Task::Text(s) => out.push_str(s),
-                Task::Num(n) => {
-                    let _ = write!(out, "{n}");
-                }
-                Task::Ty(t) if t.index() >= types.len() => out.push_str("<invalid type>"),
-                Task::Ty(t) => match types.get(t) {
-                    TypeData::Scalar(k) => out.push_str(k.text_name()),
-                    TypeData::Vector { elem, len } => {
-                        push_generic(&mut tasks, "vector<", *elem, Some(*len as u64))
-                    }
-                    TypeData::Matrix { elem, n } => {
-                        push_generic(&mut tasks, "matrix<", *elem, Some(*n as u64))
-                    }
-                    TypeData::Array { elem, len } => {
-                        push_generic(&mut tasks, "array<", *elem, Some(*len))
-                    }
-                    TypeData::Buffer { elem: Some(e) } => {
-                        push_generic(&mut tasks, "buffer<", *e, None)
-                    }
-                    TypeData::Buffer { elem: None } => out.push_str("buffer<void>"),
-                    TypeData::Texture { dim, elem } => {
-                        let kw = match dim {
-                            crate::types::TextureDim::D2 => "texture2d<",
-                            crate::types::TextureDim::D3 => "texture3d<",
-                        };
-                        push_generic(&mut tasks, kw, *elem, None)
-                    }
-                    TypeData::BindlessArray => out.push_str("bindless_array"),
-                    TypeData::Accel => out.push_str("accel"),
-                    TypeData::CoopVector { elem, len } => {
-                        let e = match types.get(*elem) {
-                            TypeData::Scalar(k) => k.ast_name().unwrap_or(k.text_name()),
-                            _ => "?",
-                        };
-                        let _ = write!(out, "coopvec<{e},{len}>");
-                    }
-                    TypeData::CoopVectorRef { len, elem } => {
-                        let _ = write!(out, "coopvec_ref<{len}, ");
-                        tasks.push(Task::Text(">"));
-                        tasks.push(Task::Ty(*elem));
-                    }
-                    TypeData::CoopMatrixRef { rows, cols, elem } => {
-                        let _ = write!(out, "coopmat_ref<{rows}, {cols}, ");
-                        tasks.push(Task::Text(">"));
-                        tasks.push(Task::Ty(*elem));
-                    }
-                    TypeData::Custom { name } => {
-                        let k = match self.type_names.get(&t) {
-                            Some(k) => *k,
-                            None => {
-                                let k = self.new_type_name(t);
-                                let _ = write!(
-                                    self.prelude,
-                                    "type T{k} = opaque {};\n\n",
-                                    escaped(name)
-                                );
-                                k
-                            }
-                        };
-                        let _ = write!(out, "T{k}");
-                    }
-                    TypeData::Struct { members, .. } => {
-                        if let Some(k) = self.type_names.get(&t) {
-                            let _ = write!(out, "T{k}");
-                        } else {
-                            bufs.push(String::new());
-                            tasks.push(Task::EndStruct(t));
-                            for (j, m) in members.iter().enumerate().rev() {
-                                tasks.push(Task::Ty(*m));
-                                if j > 0 {
-                                    tasks.push(Task::Text(", "));
-                                }
-                            }
-                        }
-                    }
-                },
-                Task::EndStruct(t) => {
-                    let desc = bufs.pop().unwrap_or_default();
-                    let k = match self.type_names.get(&t) {
-                        Some(k) => *k,
-                        None => {
-                            let k = self.new_type_name(t);
-                            let p = &mut self.prelude;
-                            let _ = write!(p, "type T{k} = struct ");
-                            if let TypeData::Struct { align, members } = types.get(t)
-                                && members.iter().all(|m| m.index() < types.len())
-                                && *align != types.natural_struct_align(members)
-                            {
-                                let _ = write!(p, "align({align}) ");
-                            }
-                            let _ = write!(p, "{{ {desc} }};\n\n");
-                            k
-                        }
-                    };
-                    if let Some(out) = bufs.last_mut() {
-                        let _ = write!(out, "T{k}");
-                    }
-                }
-            }
-        }
-        bufs.pop().unwrap_or_default()
-    }
-
-    fn new_type_name(&mut self, t: Type) -> u32 {
-        let k = match self.opts.ids {
-            IdStyle::Upstream => self.type_names.len() as u32,
-            IdStyle::Stable => t.index() as u32,
-        };
-        self.type_names.insert(t, k);
-        k
+        self.main.push_str(&SPACES[..n]);
     }
 }
 

@@ -1,16 +1,21 @@
-//! Instruction bodies (reference §1.5): turns one instruction into the [`Work`] items
-//! that print everything after `%N: T = `. Keywords and op spellings come from
-//! [`InstTag::text_keyword`](crate::inst::InstTag::text_keyword) and the op table.
+//! Instruction bodies (reference §1.5): everything after `%N: T = `. Keywords and op
+//! spellings come from [`InstTag::text_keyword`](crate::inst::InstTag::text_keyword)
+//! and the op table.
+//!
+//! Flat instructions (no child block printed inline) are written straight into the
+//! output; structured ones become [`Work`] items, because their child blocks print in
+//! the middle of their text (see `print.rs`).
 
-use super::escape::{escaped, format_double};
-use super::print::Work;
+use super::escape::{format_double, write_escaped};
+use super::print::{Printer, Work};
 use crate::inst::{
-    CoroAttrValue, CoroExtensionItem, CoroExtensionKind, InstData, InstId, InstKind,
+    CoroAttrValue, CoroExtensionItem, CoroExtensionKind, InstData, InstId, InstKind, InstTag,
 };
 use crate::module::Module;
 use crate::op::BindlessAccess;
 use crate::types::{ScalarKind, TypeData};
 use crate::value::{BlockId, FuncId, Value};
+use std::fmt::Write as _;
 
 /// Whether every operand of `d` is a valid handle (so type queries cannot index out of
 /// bounds).
@@ -29,8 +34,26 @@ pub(crate) fn operands_valid(m: &Module, f: FuncId, d: &InstData) -> bool {
     })
 }
 
-/// Builds the body of instruction `i` (data `d`) of function `f` printed at `depth`.
-pub(crate) fn inst_body(
+/// Whether `kind` has child blocks printed inline in nested form (its body goes through
+/// the work stack).
+pub(crate) fn is_structured(kind: &InstKind) -> bool {
+    matches!(
+        kind,
+        InstKind::If { .. }
+            | InstKind::Switch { .. }
+            | InstKind::IndexedBranch { .. }
+            | InstKind::Loop { .. }
+            | InstKind::SimpleLoop { .. }
+            | InstKind::Outline { .. }
+            | InstKind::AutodiffScope { .. }
+            | InstKind::RayQueryLoop { .. }
+            | InstKind::RayQueryDispatch
+    )
+}
+
+/// Builds the body of structured instruction `i` (data `d`, see [`is_structured`]) of
+/// function `f` printed at `depth`.
+pub(crate) fn structured_body(
     m: &Module,
     f: FuncId,
     i: InstId,
@@ -111,199 +134,261 @@ pub(crate) fn inst_body(
             Work::Text(", on_procedural_candidate "),
             slot(3),
         ]),
-        InstKind::Branch | InstKind::Break | InstKind::Continue => {
-            out.extend([Work::Text(kw), Work::Text(" "), Work::Ref(op(0))])
-        }
-        InstKind::ConditionalBranch => out.extend([
-            Work::Text("cond_br "),
-            val(0),
-            Work::Text(", "),
-            Work::Ref(op(1)),
-            Work::Text(", "),
-            Work::Ref(op(2)),
-        ]),
-        InstKind::Return => {
-            out.push(Work::Text("return"));
-            if op(0).is_some() {
-                out.extend([Work::Text(" "), val(0)]);
-            }
-        }
-        InstKind::Unreachable { message } => {
-            out.push(Work::Text("unreachable"));
-            if !message.is_empty() {
-                out.push(Work::Str(format!(" {}", escaped(message))));
-            }
-        }
-        InstKind::Assert { message } | InstKind::Assume { message } => {
-            out.push(Work::Text(kw));
-            if !message.is_empty() {
-                out.push(Work::Str(format!(" {}", escaped(message))));
-            }
-            out.extend([Work::Text(" "), val(0)]);
-        }
-        InstKind::RasterDiscard | InstKind::CoroTerminate | InstKind::Clock => {
-            out.push(Work::Text(kw))
-        }
-        InstKind::CoroSuspend(data) => {
-            out.push(Work::Str(format!(
-                "coro_suspend {} {} ",
-                data.token,
-                escaped(&data.name)
-            )));
-            let mut next = 0;
-            if data.has_frame {
-                out.push(val(0));
-                next = 1;
-            } else {
-                out.push(Work::Text("null"));
-            }
-            for name in &data.exports {
-                out.push(Work::Str(format!(", export {}=", escaped(name))));
-                out.push(val(next));
-                next += 1;
-            }
-            for ext in &data.extensions {
-                let kind = match ext.kind {
-                    CoroExtensionKind::Annotation => "annotation",
-                    CoroExtensionKind::Semantic => "semantic",
-                };
-                out.push(Work::Str(format!(
-                    ", extension {} v{} {kind} fallback={} {{",
-                    escaped(&ext.schema),
-                    ext.version,
-                    ext.fallback
-                )));
-                for (j, item) in ext.items.iter().enumerate() {
-                    let sep = if j > 0 { ", " } else { "" };
-                    match item {
-                        CoroExtensionItem::Binding {
-                            name,
-                            access,
-                            lifetime,
-                        } => {
-                            out.push(Work::Str(format!(
-                                "{sep}binding {} access={access} lifetime={lifetime} value=",
-                                escaped(name)
-                            )));
-                            out.push(val(next));
-                            next += 1;
-                        }
-                        CoroExtensionItem::Attribute { name, value } => {
-                            let v = match value {
-                                CoroAttrValue::String(s) => escaped(s),
-                                CoroAttrValue::Bool(b) => b.to_string(),
-                                CoroAttrValue::Int(x) => x.to_string(),
-                                CoroAttrValue::UInt(x) => x.to_string(),
-                                CoroAttrValue::Float(x) => format_double(*x),
-                            };
-                            out.push(Work::Str(format!(
-                                "{sep}attribute {} type={} value={v}",
-                                escaped(name),
-                                value.variant_index()
-                            )));
-                        }
-                    }
-                }
-                out.push(Work::Text("}"));
-            }
-        }
-        InstKind::CoroResume { token, has_frame } => {
-            out.push(Work::Str(format!("coro_resume {token} ")));
-            out.push(if *has_frame {
-                val(0)
-            } else {
-                Work::Text("null")
-            });
-        }
-        InstKind::Phi { blocks } => {
-            out.push(Work::Text("phi"));
-            let n = d.operands.len().max(blocks.len());
-            for k in 0..n {
-                out.extend([
-                    Work::Text(" ("),
-                    val(k),
-                    Work::Text(", "),
-                    Work::Ref(blocks.get(k).map(|b| Value::Block(*b))),
-                    Work::Text(if k + 1 < n { ")," } else { ")" }),
-                ]);
-            }
-        }
-        InstKind::Alloca(a) => out.extend([Work::Text("alloca "), Work::Text(a.name())]),
-        InstKind::Load
-        | InstKind::Store
-        | InstKind::Gep
-        | InstKind::RayQueryPipeline
-        | InstKind::Call => {
-            out.extend([Work::Text(kw), Work::Text(" ")]);
-            operands(d, i, 0, out);
-        }
-        InstKind::Atomic(o) => with_op(d, i, kw, o.name(), out),
-        InstKind::Arithmetic(o) => with_op(d, i, kw, o.name(), out),
-        InstKind::ThreadGroup(o) => with_op(d, i, kw, o.name(), out),
-        InstKind::RayQueryObjectRead(o) => with_op(d, i, kw, o.name(), out),
-        InstKind::RayQueryObjectWrite(o) => with_op(d, i, kw, o.name(), out),
-        InstKind::Cast(o) => with_op(d, i, kw, o.name(), out),
-        InstKind::ResourceQuery(o, a) => resource(d, i, kw, o.name(), *a, out),
-        InstKind::ResourceRead(o, a) => resource(d, i, kw, o.name(), *a, out),
-        InstKind::ResourceWrite(o, a) => resource(d, i, kw, o.name(), *a, out),
-        InstKind::AutodiffIntrinsic(o) => {
-            out.extend([Work::Text("@"), Work::Text(o.name())]);
-            if !d.operands.is_empty() {
-                out.push(Work::Text(" "));
-                operands(d, i, 0, out);
-            }
-        }
-        InstKind::Print { format } => {
-            out.push(Work::Str(format!("print {} ", escaped(format))));
-            operands(d, i, 0, out);
-        }
-        InstKind::DebugBreak { callback } => {
-            out.push(Work::Text("debug_break "));
-            if let Some(cb) = callback {
-                out.push(Work::Str(format!("callback({cb:#x}) ")));
-            }
-            operands(d, i, 0, out);
-        }
+        // Not structured: printed by `Printer::flat_body`.
+        _ => {}
     }
 }
 
-/// `keyword op OPS` (the space before the empty operand list stays).
-fn with_op(d: &InstData, i: InstId, kw: &'static str, op: &'static str, out: &mut Vec<Work>) {
-    out.extend([
-        Work::Text(kw),
-        Work::Text(" "),
-        Work::Text(op),
-        Work::Text(" "),
-    ]);
-    operands(d, i, 0, out);
-}
-
-/// `resource_* op [access] OPS`.
-fn resource(
-    d: &InstData,
-    i: InstId,
-    kw: &'static str,
-    op: &'static str,
-    a: BindlessAccess,
-    out: &mut Vec<Work>,
-) {
-    out.extend([Work::Text(kw), Work::Text(" "), Work::Text(op)]);
-    out.push(Work::Text(match (a.typed, a.uniform) {
-        (false, false) => " ",
-        (true, false) => " [typed] ",
-        (false, true) => " [uniform] ",
-        (true, true) => " [typed, uniform] ",
-    }));
-    operands(d, i, 0, out);
-}
-
-/// The comma-separated operands from index `from` on.
-fn operands(d: &InstData, i: InstId, from: usize, out: &mut Vec<Work>) {
-    for (k, v) in d.operands.iter().enumerate().skip(from) {
-        if k > from {
-            out.push(Work::Text(", "));
+impl Printer<'_> {
+    /// Appends operand `k` of instruction `i` (`null` if missing).
+    fn val(&mut self, d: &InstData, i: InstId, k: usize) {
+        match d.operands.get(k) {
+            Some(&v) => self.value(v, Some((i, k as u32))),
+            None => self.main.push_str("null"),
         }
-        out.push(Work::Val(*v, Some((i, k as u32))));
+    }
+
+    /// Appends a reference to operand `k` (`null` if missing).
+    fn reference(&mut self, d: &InstData, k: usize) {
+        match d.operands.get(k) {
+            Some(&v) => self.value(v, None),
+            None => self.main.push_str("null"),
+        }
+    }
+
+    /// Appends the comma-separated operands of `i` from index `from` on.
+    fn operands(&mut self, d: &InstData, i: InstId, from: usize) {
+        for (k, &v) in d.operands.iter().enumerate().skip(from) {
+            if k > from {
+                self.main.push_str(", ");
+            }
+            self.value(v, Some((i, k as u32)));
+        }
+    }
+
+    /// `keyword op OPS` (the space before the empty operand list stays).
+    fn with_op(&mut self, d: &InstData, i: InstId, kw: &str, op: &str) {
+        let out = &mut self.main;
+        out.push_str(kw);
+        out.push(' ');
+        out.push_str(op);
+        out.push(' ');
+        self.operands(d, i, 0);
+    }
+
+    /// `resource_* op [access] OPS`.
+    fn resource(&mut self, d: &InstData, i: InstId, kw: &str, op: &str, a: BindlessAccess) {
+        let out = &mut self.main;
+        out.push_str(kw);
+        out.push(' ');
+        out.push_str(op);
+        out.push_str(match (a.typed, a.uniform) {
+            (false, false) => " ",
+            (true, false) => " [typed] ",
+            (false, true) => " [uniform] ",
+            (true, true) => " [typed, uniform] ",
+        });
+        self.operands(d, i, 0);
+    }
+
+    /// Appends the body of flat instruction `i` (data `d`; not [`is_structured`]).
+    pub(crate) fn flat_body(&mut self, i: InstId, d: &InstData) {
+        // The keyword from the tag, looked up only where an arm has several kinds.
+        let kw = || d.kind.tag().text_keyword();
+        match &d.kind {
+            InstKind::Arithmetic(o) => {
+                const KW: &str = InstTag::Arithmetic.text_keyword();
+                self.with_op(d, i, KW, o.name())
+            }
+            InstKind::Load
+            | InstKind::Store
+            | InstKind::Gep
+            | InstKind::RayQueryPipeline
+            | InstKind::Call => {
+                self.main.push_str(kw());
+                self.main.push(' ');
+                self.operands(d, i, 0);
+            }
+            InstKind::Branch | InstKind::Break | InstKind::Continue => {
+                self.main.push_str(kw());
+                self.main.push(' ');
+                self.reference(d, 0);
+            }
+            InstKind::ConditionalBranch => {
+                self.main.push_str("cond_br ");
+                self.val(d, i, 0);
+                self.main.push_str(", ");
+                self.reference(d, 1);
+                self.main.push_str(", ");
+                self.reference(d, 2);
+            }
+            InstKind::Return => {
+                self.main.push_str("return");
+                if !d.operands.is_empty() {
+                    self.main.push(' ');
+                    self.val(d, i, 0);
+                }
+            }
+            InstKind::Unreachable { message } => {
+                self.main.push_str("unreachable");
+                if !message.is_empty() {
+                    self.main.push(' ');
+                    write_escaped(&mut self.main, message);
+                }
+            }
+            InstKind::Assert { message } | InstKind::Assume { message } => {
+                self.main.push_str(kw());
+                if !message.is_empty() {
+                    self.main.push(' ');
+                    write_escaped(&mut self.main, message);
+                }
+                self.main.push(' ');
+                self.val(d, i, 0);
+            }
+            InstKind::RasterDiscard | InstKind::CoroTerminate | InstKind::Clock => {
+                self.main.push_str(kw())
+            }
+            InstKind::CoroSuspend(_) => self.coro_suspend(i, d),
+            InstKind::CoroResume { token, has_frame } => {
+                let _ = write!(self.main, "coro_resume {token} ");
+                if *has_frame {
+                    self.val(d, i, 0);
+                } else {
+                    self.main.push_str("null");
+                }
+            }
+            InstKind::Phi { blocks } => {
+                self.main.push_str("phi");
+                let n = d.operands.len().max(blocks.len());
+                for k in 0..n {
+                    self.main.push_str(" (");
+                    self.val(d, i, k);
+                    self.main.push_str(", ");
+                    match blocks.get(k) {
+                        Some(&b) => self.value(Value::Block(b), None),
+                        None => self.main.push_str("null"),
+                    }
+                    self.main.push_str(if k + 1 < n { ")," } else { ")" });
+                }
+            }
+            InstKind::Alloca(a) => {
+                self.main.push_str("alloca ");
+                self.main.push_str(a.name());
+            }
+            InstKind::Atomic(o) => self.with_op(d, i, kw(), o.name()),
+            InstKind::ThreadGroup(o) => self.with_op(d, i, kw(), o.name()),
+            InstKind::RayQueryObjectRead(o) => self.with_op(d, i, kw(), o.name()),
+            InstKind::RayQueryObjectWrite(o) => self.with_op(d, i, kw(), o.name()),
+            InstKind::Cast(o) => self.with_op(d, i, kw(), o.name()),
+            InstKind::ResourceQuery(o, a) => self.resource(d, i, kw(), o.name(), *a),
+            InstKind::ResourceRead(o, a) => self.resource(d, i, kw(), o.name(), *a),
+            InstKind::ResourceWrite(o, a) => self.resource(d, i, kw(), o.name(), *a),
+            InstKind::AutodiffIntrinsic(o) => {
+                self.main.push('@');
+                self.main.push_str(o.name());
+                if !d.operands.is_empty() {
+                    self.main.push(' ');
+                    self.operands(d, i, 0);
+                }
+            }
+            InstKind::Print { format } => {
+                self.main.push_str("print ");
+                write_escaped(&mut self.main, format);
+                self.main.push(' ');
+                self.operands(d, i, 0);
+            }
+            InstKind::DebugBreak { callback } => {
+                self.main.push_str("debug_break ");
+                if let Some(cb) = callback {
+                    let _ = write!(self.main, "callback({cb:#x}) ");
+                }
+                self.operands(d, i, 0);
+            }
+            // Structured: printed through the work stack.
+            InstKind::If { .. }
+            | InstKind::Switch { .. }
+            | InstKind::IndexedBranch { .. }
+            | InstKind::Loop { .. }
+            | InstKind::SimpleLoop { .. }
+            | InstKind::Outline { .. }
+            | InstKind::AutodiffScope { .. }
+            | InstKind::RayQueryLoop { .. }
+            | InstKind::RayQueryDispatch => {}
+        }
+    }
+
+    /// `coro_suspend TOKEN "name" FRAME, export …, extension …`.
+    fn coro_suspend(&mut self, i: InstId, d: &InstData) {
+        let InstKind::CoroSuspend(data) = &d.kind else {
+            return;
+        };
+        let _ = write!(self.main, "coro_suspend {} ", data.token);
+        write_escaped(&mut self.main, &data.name);
+        self.main.push(' ');
+        let mut next = 0;
+        if data.has_frame {
+            self.val(d, i, 0);
+            next = 1;
+        } else {
+            self.main.push_str("null");
+        }
+        for name in &data.exports {
+            self.main.push_str(", export ");
+            write_escaped(&mut self.main, name);
+            self.main.push('=');
+            self.val(d, i, next);
+            next += 1;
+        }
+        for ext in &data.extensions {
+            let kind = match ext.kind {
+                CoroExtensionKind::Annotation => "annotation",
+                CoroExtensionKind::Semantic => "semantic",
+            };
+            self.main.push_str(", extension ");
+            write_escaped(&mut self.main, &ext.schema);
+            let _ = write!(
+                self.main,
+                " v{} {kind} fallback={} {{",
+                ext.version, ext.fallback
+            );
+            for (j, item) in ext.items.iter().enumerate() {
+                if j > 0 {
+                    self.main.push_str(", ");
+                }
+                match item {
+                    CoroExtensionItem::Binding {
+                        name,
+                        access,
+                        lifetime,
+                    } => {
+                        self.main.push_str("binding ");
+                        write_escaped(&mut self.main, name);
+                        let _ = write!(self.main, " access={access} lifetime={lifetime} value=");
+                        self.val(d, i, next);
+                        next += 1;
+                    }
+                    CoroExtensionItem::Attribute { name, value } => {
+                        self.main.push_str("attribute ");
+                        write_escaped(&mut self.main, name);
+                        let _ = write!(self.main, " type={} value=", value.variant_index());
+                        match value {
+                            CoroAttrValue::String(s) => write_escaped(&mut self.main, s),
+                            CoroAttrValue::Bool(b) => {
+                                let _ = write!(self.main, "{b}");
+                            }
+                            CoroAttrValue::Int(x) => {
+                                let _ = write!(self.main, "{x}");
+                            }
+                            CoroAttrValue::UInt(x) => {
+                                let _ = write!(self.main, "{x}");
+                            }
+                            CoroAttrValue::Float(x) => self.main.push_str(&format_double(*x)),
+                        }
+                    }
+                }
+            }
+            self.main.push('}');
+        }
     }
 }
 
