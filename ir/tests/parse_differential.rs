@@ -90,12 +90,15 @@ fn fuzz_dir(target: &str) -> Vec<std::path::PathBuf> {
 #[test]
 fn committed_parse_bytes_inputs_agree() {
     let mut t = Tally::default();
-    for p in fuzz_dir("parse_bytes") {
+    for p in fuzz_dir("parse_bytes")
+        .into_iter()
+        .chain(fuzz_dir("parse_differential"))
+    {
         let data = std::fs::read(&p).expect("read fuzz input");
         t.add(&p.display().to_string(), &String::from_utf8_lossy(&data));
     }
     eprintln!(
-        "parse_bytes: both ok {}, rejected {}, fast gave up on valid {}",
+        "parse_bytes and parse_differential: both ok {}, rejected {}, fast gave up on valid {}",
         t.both_ok,
         t.rejected,
         t.gave_up_on_valid.len()

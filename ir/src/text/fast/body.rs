@@ -181,7 +181,7 @@ impl<'s> Fast<'s> {
                 self.ctx.b_cond_br(cnd, tb, fb)
             }
             "phi" => {
-                if self.t.peek()? != Tok::LParen {
+                if !matches!(self.t.peek()?, Tok::LParen) {
                     return Ok(Body::new(InstKind::Phi { blocks: Vec::new() }, []));
                 }
                 let mut first = true;

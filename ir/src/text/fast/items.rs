@@ -130,7 +130,7 @@ impl<'s> Fast<'s> {
         while self.t.eat(Tok::RParen)?.is_none() {
             self.arg()?;
         }
-        let has_body = self.t.peek()? == Tok::Eq;
+        let has_body = matches!(self.t.peek()?, Tok::Eq);
         if has_body {
             self.t.next()?;
             self.t.kw("define")?;
@@ -139,7 +139,7 @@ impl<'s> Fast<'s> {
             } else {
                 let b = self.block_arg()?;
                 self.ctx.set_body(b);
-                while self.t.peek()? != Tok::Semi {
+                while !matches!(self.t.peek()?, Tok::Semi) {
                     let md = self.md_opt()?;
                     let v = self.t.val()?;
                     self.t.expect(Tok::Colon)?;
@@ -234,7 +234,7 @@ impl<'s> Fast<'s> {
     /// `Type`, setting `r` to its end offset.
     pub fn ty_end(&mut self, r: &mut usize) -> R<Ty> {
         let n = self.t.ident()?;
-        if self.t.peek()? != Tok::Lt {
+        if !matches!(self.t.peek()?, Tok::Lt) {
             *r = n.1.end as usize;
             return Ok(self.ctx.named_type(n));
         }
@@ -251,7 +251,7 @@ impl<'s> Fast<'s> {
             let a = match t.tok {
                 Tok::Ident(w) if keyword(w).is_none() => {
                     let sp = Span::new(t.l, t.r);
-                    if self.t.peek()? == Tok::Lt {
+                    if matches!(self.t.peek()?, Tok::Lt) {
                         let mut e = 0;
                         let ty = self.generic((w, sp), &mut e)?;
                         TArg::Ty(ty, Span::new(t.l, e))
@@ -317,7 +317,7 @@ impl<'s> Fast<'s> {
     /// An optional `Md`.
     #[inline]
     pub fn md_opt(&mut self) -> R<Option<MetadataList>> {
-        if self.t.peek()? != Tok::LBracket {
+        if !matches!(self.t.peek()?, Tok::LBracket) {
             return Ok(None);
         }
         self.t.next()?;
@@ -386,7 +386,7 @@ impl<'s> Fast<'s> {
         let mut items = Vec::new();
         loop {
             let t = self.t.next()?;
-            if t.tok == Tok::RParen {
+            if matches!(t.tok, Tok::RParen) {
                 return Ok((items, t.r));
             }
             items.push((md_atom(t.tok).ok_or(GiveUp)?, Span::new(t.l, t.r)));
@@ -409,7 +409,7 @@ impl<'s> Fast<'s> {
             });
         }
         let v = self.t.next()?;
-        let val = if v.tok == Tok::LParen {
+        let val = if matches!(v.tok, Tok::LParen) {
             let (items, r) = self.md_tuple()?;
             MdV::Tuple(items, Span::new(v.l, r))
         } else {
@@ -424,13 +424,5 @@ fn md_atom(t: Tok<'_>) -> Option<&str> {
     match t {
         Tok::Ident(w) | Tok::Str(w) | Tok::Num(w) | Tok::Float(w) => Some(w),
         _ => None,
-    }
-}
-
-impl<'s> super::Toks<'s> {
-    /// Start offset of the next token.
-    pub fn peek_l(&mut self) -> R<usize> {
-        self.peek()?;
-        Ok(self.peeked.map_or(0, |t| t.l))
     }
 }

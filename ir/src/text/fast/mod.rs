@@ -48,27 +48,46 @@ pub struct T<'s> {
 
 /// The token stream of the fast reader: the logos lexer plus the few rules of the
 /// lalrpop token stream that change tokens (raw names after `name =`, bracket depth,
-/// the end of an item at a `;` at depth 0).
+/// the end of an item at a `;` at depth 0). The next token is always loaded (`cur`);
+/// end of input and lexical errors load [`Tok::Error`], which no rule accepts.
 pub struct Toks<'s> {
     lex: logos::Lexer<'s, Tok<'s>>,
-    peeked: Option<T<'s>>,
+    /// The next token.
+    cur: T<'s>,
     depth: usize,
     name_state: u8,
+    /// A `;` at depth 0 was consumed: the lalrpop stream ends the item there.
     item_done: bool,
+    /// A lexical error or too deep a nesting was met.
+    bad: bool,
+}
+
+/// Whether two tokens are of the same kind (payloads ignored).
+#[inline]
+fn same(a: &Tok<'_>, b: &Tok<'_>) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
 }
 
 impl<'s> Toks<'s> {
     fn new(src: &'s str) -> Self {
-        Self {
+        let mut t = Self {
             lex: Tok::lexer(src),
-            peeked: None,
+            cur: T {
+                tok: Tok::Error,
+                l: 0,
+                r: 0,
+            },
             depth: 0,
             name_state: 0,
             item_done: false,
-        }
+            bad: false,
+        };
+        t.load();
+        t
     }
 
     /// See `TokenStream::raw_name`: after `name =`, the rest of the line up to `,` or `]`.
+    #[cold]
     fn raw_name(&mut self) -> Option<T<'s>> {
         let rem = self.lex.remainder();
         let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
@@ -87,101 +106,101 @@ impl<'s> Toks<'s> {
         })
     }
 
-    /// The next token of the input; `Ok(None)` at its end.
-    fn lex_next(&mut self) -> R<Option<T<'s>>> {
-        if self.item_done {
-            // The lalrpop stream ends the item here; reading on would diverge from it.
-            return Err(GiveUp);
-        }
+    /// Lexes the next token into `cur`.
+    #[inline]
+    fn load(&mut self) {
         if self.name_state == 2 {
             self.name_state = 0;
             if let Some(t) = self.raw_name() {
-                return Ok(Some(t));
+                self.cur = t;
+                return;
             }
         }
         let tok = match self.lex.next() {
-            None => return Ok(None),
             Some(Ok(t)) => t,
-            Some(Err(())) => return Err(GiveUp),
+            None => Tok::Error,
+            Some(Err(())) => {
+                self.bad = true;
+                Tok::Error
+            }
         };
         let span = self.lex.span();
-        let t = T {
+        self.cur = T {
             tok,
             l: span.start,
             r: span.end,
         };
-        match tok {
-            Tok::Ident("name") => {
-                self.name_state = 1;
-                return Ok(Some(t));
-            }
-            Tok::Eq if self.name_state == 1 => self.name_state = 2,
+        self.name_state = match tok {
+            Tok::Ident(w) => u8::from(w == "name"),
+            Tok::Eq if self.name_state == 1 => 2,
             Tok::LBrace | Tok::LParen | Tok::LBracket | Tok::Lt => {
                 self.depth += 1;
                 if self.depth > FAST_MAX_DEPTH {
-                    return Err(GiveUp);
+                    self.bad = true;
+                    self.cur.tok = Tok::Error;
                 }
+                0
             }
             Tok::RBrace | Tok::RParen | Tok::RBracket | Tok::Gt => {
-                self.depth = self.depth.saturating_sub(1)
+                self.depth = self.depth.saturating_sub(1);
+                0
             }
-            Tok::Semi if self.depth == 0 => self.item_done = true,
-            _ => {}
-        }
-        if self.name_state == 1 || (self.name_state == 2 && tok != Tok::Eq) {
-            self.name_state = 0;
-        }
-        Ok(Some(t))
+            _ => 0,
+        };
     }
 
-    /// The next token; end of input is a [`GiveUp`] (every item ends with `;`).
+    /// Consumes and returns the next token.
     #[inline]
     pub fn next(&mut self) -> R<T<'s>> {
-        match self.peeked.take() {
-            Some(t) => Ok(t),
-            None => self.lex_next()?.ok_or(GiveUp),
+        let t = self.cur;
+        if self.item_done || matches!(t.tok, Tok::Error) {
+            return Err(GiveUp);
         }
+        if matches!(t.tok, Tok::Semi) && self.depth == 0 {
+            // The lalrpop stream ends the item after this `;`; reading on would diverge.
+            self.item_done = true;
+        }
+        self.load();
+        Ok(t)
     }
 
     /// The next token without consuming it.
     #[inline]
     pub fn peek(&mut self) -> R<Tok<'s>> {
-        if self.peeked.is_none() {
-            self.peeked = Some(self.lex_next()?.ok_or(GiveUp)?);
-        }
-        Ok(self.peeked.map_or(Tok::Error, |t| t.tok))
+        Ok(self.cur.tok)
     }
 
-    /// Consumes the next token if it is `tok`.
+    /// Consumes the next token if it is of `tok`'s kind.
     #[inline]
     pub fn eat(&mut self, tok: Tok<'s>) -> R<Option<T<'s>>> {
-        if self.peek()? == tok {
+        if same(&self.cur.tok, &tok) {
             return self.next().map(Some);
         }
         Ok(None)
     }
 
-    /// Consumes `tok` or gives up.
+    /// Consumes a token of `tok`'s kind or gives up.
     #[inline]
     pub fn expect(&mut self, tok: Tok<'s>) -> R<T<'s>> {
-        let t = self.next()?;
-        if t.tok == tok { Ok(t) } else { Err(GiveUp) }
+        if same(&self.cur.tok, &tok) {
+            return self.next();
+        }
+        Err(GiveUp)
     }
 
     /// Whether the next token is the keyword `kw`.
     #[inline]
     pub fn at_kw(&mut self, kw: &str) -> R<bool> {
-        Ok(matches!(self.peek()?, Tok::Ident(w) if w == kw))
+        Ok(matches!(self.cur.tok, Tok::Ident(w) if w == kw))
     }
 
     /// Consumes the keyword `kw` or gives up.
     #[inline]
     pub fn kw(&mut self, kw: &str) -> R<T<'s>> {
-        let t = self.next()?;
-        match t.tok {
-            Tok::Ident(w) if w == kw => Ok(t),
-            _ => Err(GiveUp),
+        if self.at_kw(kw)? {
+            return self.next();
         }
+        Err(GiveUp)
     }
 
     /// A word that is not a keyword (the grammar's `Sp<Ident>`).
@@ -197,9 +216,11 @@ impl<'s> Toks<'s> {
     /// A `%…` reference (`Sp<Val>`).
     #[inline]
     pub fn val(&mut self) -> R<(ValRef<'s>, Span)> {
-        let t = self.next()?;
-        match t.tok {
-            Tok::Val(v) => Ok((v, Span::new(t.l, t.r))),
+        match self.cur.tok {
+            Tok::Val(v) => {
+                let t = self.next()?;
+                Ok((v, Span::new(t.l, t.r)))
+            }
             _ => Err(GiveUp),
         }
     }
@@ -207,9 +228,11 @@ impl<'s> Toks<'s> {
     /// A number (`Sp<Num>`).
     #[inline]
     pub fn num(&mut self) -> R<(&'s str, Span)> {
-        let t = self.next()?;
-        match t.tok {
-            Tok::Num(w) => Ok((w, Span::new(t.l, t.r))),
+        match self.cur.tok {
+            Tok::Num(w) => {
+                let t = self.next()?;
+                Ok((w, Span::new(t.l, t.r)))
+            }
             _ => Err(GiveUp),
         }
     }
@@ -217,25 +240,29 @@ impl<'s> Toks<'s> {
     /// A string literal (`Sp<Str>`).
     #[inline]
     pub fn str(&mut self) -> R<(&'s str, Span)> {
-        let t = self.next()?;
-        match t.tok {
-            Tok::Str(w) => Ok((w, Span::new(t.l, t.r))),
+        match self.cur.tok {
+            Tok::Str(w) => {
+                let t = self.next()?;
+                Ok((w, Span::new(t.l, t.r)))
+            }
             _ => Err(GiveUp),
         }
     }
 
-    /// Whether only whitespace and comments are left.
-    fn at_end(&mut self) -> R<bool> {
-        if self.peeked.is_some() {
-            return Ok(false);
+    /// Start offset of the next token.
+    #[inline]
+    pub fn peek_l(&mut self) -> R<usize> {
+        Ok(self.cur.l)
+    }
+
+    /// Starts the next item: `Ok(false)` at the end of the input.
+    fn next_item(&mut self) -> R<bool> {
+        // The depth is 0 here: the previous item ended at a `;` at depth 0.
+        self.item_done = false;
+        if self.bad {
+            return Err(GiveUp);
         }
-        match self.lex_next()? {
-            None => Ok(true),
-            Some(t) => {
-                self.peeked = Some(t);
-                Ok(false)
-            }
-        }
+        Ok(!matches!(self.cur.tok, Tok::Error))
     }
 }
 
@@ -255,12 +282,7 @@ pub fn parse(src: &str) -> Option<(Module, SourceMap)> {
         ctx: Ctx::new(src, progress.clone()),
         t: Toks::new(src),
     };
-    loop {
-        p.t.depth = 0;
-        p.t.item_done = false;
-        if p.t.at_end().ok()? {
-            break;
-        }
+    while p.t.next_item().ok()? {
         let ctx = &mut p.ctx;
         ctx.func = None;
         ctx.cur_block = None;
