@@ -154,7 +154,7 @@ impl<'s> Fast<'s> {
                 self.ctx.b_ops(InstKind::Gep, true)
             }
             "cast" => {
-                let w = self.t.ident()?;
+                let w = self.t.word()?;
                 let v = self.op()?;
                 self.ctx.b_cast(w, v)
             }
@@ -205,16 +205,16 @@ impl<'s> Fast<'s> {
                 self.ctx.b_phi()
             }
             "alloca" => {
-                let w = self.t.ident()?;
+                let w = self.t.word()?;
                 self.ctx.b_alloca(w)
             }
             "atomic" => {
-                let w = self.t.ident()?;
+                let w = self.t.word()?;
                 self.ops()?;
                 self.ctx.b_atomic(w)
             }
             "thread_group" => {
-                let w = self.t.ident()?;
+                let w = self.t.word()?;
                 let has = self.ops_opt()?;
                 self.ctx.b_thread_group(w, has)
             }
@@ -224,7 +224,7 @@ impl<'s> Fast<'s> {
                     "resource_read" => 1,
                     _ => 2,
                 };
-                let w = self.t.ident()?;
+                let w = self.t.word()?;
                 let a = if self.t.eat(Tok::LBracket)?.is_some() {
                     Some(self.bindless()?)
                 } else {
@@ -235,7 +235,7 @@ impl<'s> Fast<'s> {
             }
             "ray_query_object_read" | "ray_query_object_write" => {
                 let wr = w == "ray_query_object_write";
-                let w = self.t.ident()?;
+                let w = self.t.word()?;
                 self.ops()?;
                 self.ctx.b_rq_object(wr, w)
             }
@@ -302,7 +302,7 @@ impl<'s> Fast<'s> {
 
     /// `arithmetic OP` with zero to four operands and a tail.
     fn arithmetic(&mut self) -> R<Body> {
-        let w = self.t.ident()?;
+        let w = self.t.word()?;
         if !matches!(self.t.peek()?, Tok::Val(_)) {
             return Ok(self.ctx.b_arith(w, false));
         }

@@ -233,7 +233,7 @@ impl<'s> Fast<'s> {
 
     /// `Type`, setting `r` to its end offset.
     pub fn ty_end(&mut self, r: &mut usize) -> R<Ty> {
-        let n = self.t.ident()?;
+        let n = self.t.word()?;
         if !matches!(self.t.peek()?, Tok::Lt) {
             *r = n.1.end as usize;
             return Ok(self.ctx.named_type(n));

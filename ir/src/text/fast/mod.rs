@@ -213,6 +213,21 @@ impl<'s> Toks<'s> {
         }
     }
 
+    /// A word where the grammar wants a non-keyword `Sp<Ident>` but the action looks the
+    /// word up in a table without keywords (op names, type names; checked by the test
+    /// `no_table_word_is_a_keyword`), so a keyword fails there with a diagnostic and the
+    /// keyword lookup can be skipped.
+    #[inline]
+    pub fn word(&mut self) -> R<(&'s str, Span)> {
+        match self.cur.tok {
+            Tok::Ident(w) => {
+                let t = self.next()?;
+                Ok((w, Span::new(t.l, t.r)))
+            }
+            _ => Err(GiveUp),
+        }
+    }
+
     /// A `%…` reference (`Sp<Val>`).
     #[inline]
     pub fn val(&mut self) -> R<(ValRef<'s>, Span)> {
@@ -300,4 +315,35 @@ pub fn parse(src: &str) -> Option<(Module, SourceMap)> {
         return None;
     }
     Some((p.ctx.module, p.ctx.map))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keyword;
+    use crate::op::*;
+    use crate::types::ScalarKind;
+
+    /// What `Toks::word` relies on: no op name, scalar or builtin type name is a keyword
+    /// (declared type names are read with the keyword check).
+    #[test]
+    fn no_table_word_is_a_keyword() {
+        let mut words: Vec<&str> = Vec::new();
+        words.extend(AllocaOp::ALL.iter().map(|o| o.name()));
+        words.extend(CastOp::ALL.iter().map(|o| o.name()));
+        words.extend(AtomicOp::ALL.iter().map(|o| o.name()));
+        words.extend(ArithmeticOp::ALL.iter().map(|o| o.name()));
+        words.extend(ThreadGroupOp::ALL.iter().map(|o| o.name()));
+        words.extend(ResourceQueryOp::ALL.iter().map(|o| o.name()));
+        words.extend(ResourceReadOp::ALL.iter().map(|o| o.name()));
+        words.extend(ResourceWriteOp::ALL.iter().map(|o| o.name()));
+        words.extend(RayQueryObjectReadOp::ALL.iter().map(|o| o.name()));
+        words.extend(RayQueryObjectWriteOp::ALL.iter().map(|o| o.name()));
+        words.extend(ScalarKind::ALL.iter().map(|k| k.text_name()));
+        words.extend(crate::text::tyres::BUILTINS.iter().copied());
+        assert!(words.len() > 200, "{}", words.len());
+        let clash: Vec<&str> = words.into_iter().filter(|w| keyword(w).is_some()).collect();
+        assert!(clash.is_empty(), "keywords among table words: {clash:?}");
+        // The check can fail.
+        assert!(keyword("load").is_some());
+    }
 }
