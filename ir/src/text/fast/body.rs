@@ -23,7 +23,13 @@ impl<'s> Fast<'s> {
         let ty = self.ty()?;
         self.t.expect(Tok::Eq)?;
         let h = self.ctx.inst_head(v, ty);
-        let b = self.body()?;
+        let b = match self.t.peek()? {
+            Tok::Ident(w) if has_blocks(w) => {
+                self.t.next()?;
+                self.structured(w)?
+            }
+            _ => self.body()?,
+        };
         self.ctx.body = Some(b);
         let e = self.t.expect(Tok::Semi)?;
         self.ctx.finish_inst(md, h, e.r);
@@ -122,7 +128,8 @@ impl<'s> Fast<'s> {
         self.op().map(Some)
     }
 
-    /// `BodyV` (the word after `=` is read here).
+    /// `BodyV` without block arguments (the word after `=` is read here).
+    #[inline(never)]
     fn body(&mut self) -> R<Body> {
         let t = self.t.next()?;
         let w = match t.tok {
@@ -162,24 +169,6 @@ impl<'s> Fast<'s> {
                 Tok::Val(_) => Body::new(InstKind::Return, [self.op()?]),
                 _ => Body::new(InstKind::Return, []),
             },
-            "br" | "break" | "continue" => {
-                let kind = match w {
-                    "br" => InstKind::Branch,
-                    "break" => InstKind::Break,
-                    _ => InstKind::Continue,
-                };
-                let b = self.block_arg()?;
-                self.ctx.b_jump(kind, b)
-            }
-            "cond_br" => {
-                let cnd = self.t.val()?;
-                self.t.expect(Tok::Comma)?;
-                let tb = self.block_arg()?;
-                self.t.expect(Tok::Comma)?;
-                let fb = self.block_arg()?;
-                let cnd = self.ctx.use_value(cnd);
-                self.ctx.b_cond_br(cnd, tb, fb)
-            }
             "phi" => {
                 if !matches!(self.t.peek()?, Tok::LParen) {
                     return Ok(Body::new(InstKind::Phi { blocks: Vec::new() }, []));
@@ -296,7 +285,7 @@ impl<'s> Fast<'s> {
                 let f = self.frame()?;
                 self.ctx.b_coro_resume(tok, f)
             }
-            _ => return self.structured(w),
+            _ => return Err(GiveUp),
         })
     }
 
@@ -340,9 +329,28 @@ impl<'s> Fast<'s> {
         }
     }
 
-    /// The structured (block-argument) forms.
+    /// The forms with block arguments (which may define nested blocks, so they are the
+    /// recursion path: kept apart from [`Self::body`], whose frame is large).
     fn structured(&mut self, w: &'s str) -> R<Body> {
         Ok(match w {
+            "br" | "break" | "continue" => {
+                let kind = match w {
+                    "br" => InstKind::Branch,
+                    "break" => InstKind::Break,
+                    _ => InstKind::Continue,
+                };
+                let b = self.block_arg()?;
+                self.ctx.b_jump(kind, b)
+            }
+            "cond_br" => {
+                let cnd = self.t.val()?;
+                self.t.expect(Tok::Comma)?;
+                let tb = self.block_arg()?;
+                self.t.expect(Tok::Comma)?;
+                let fb = self.block_arg()?;
+                let cnd = self.ctx.use_value(cnd);
+                self.ctx.b_cond_br(cnd, tb, fb)
+            }
             "if" => {
                 let c = self.t.val()?;
                 self.comma_kw("then")?;
@@ -491,4 +499,23 @@ impl<'s> Fast<'s> {
         let v = self.op()?;
         Ok(self.ctx.ext_binding(kw, n, ak, a, lk, lv, vk, v))
     }
+}
+
+/// Whether the body form `w` takes block arguments (see [`Fast::structured`]).
+fn has_blocks(w: &str) -> bool {
+    matches!(
+        w,
+        "if" | "switch"
+            | "indexed_branch"
+            | "loop"
+            | "simple_loop"
+            | "outline"
+            | "ray_query_loop"
+            | "autodiff"
+            | "ray_query_dispatch"
+            | "br"
+            | "break"
+            | "continue"
+            | "cond_br"
+    )
 }

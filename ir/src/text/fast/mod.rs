@@ -25,8 +25,9 @@ use std::rc::Rc;
 
 /// Deepest bracket nesting the fast reader follows; deeper input goes to lalrpop, whose
 /// explicit stack handles `MAX_NESTING_DEPTH` levels. Below the depth at which the
-/// token stream's recovery guard starts (64), so the two readers cannot disagree on it.
-pub const FAST_MAX_DEPTH: usize = 48;
+/// token stream's recovery guard starts (64), so the two readers cannot disagree on it,
+/// and low enough for a 256 KiB thread in a debug build (`parse_differential.rs`).
+pub const FAST_MAX_DEPTH: usize = 16;
 
 /// The fast reader gave up; the lalrpop reader decides.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
