@@ -5,6 +5,7 @@ mod blocks;
 mod ctx;
 mod debug_info;
 pub mod escape;
+mod fast;
 pub mod infer;
 mod insts;
 mod items;
@@ -22,7 +23,7 @@ mod resolve;
 mod syntax;
 mod tyres;
 
-pub use parse::parse_module;
+pub use parse::{Reader, parse_module, parse_module_with};
 pub use print::{IdStyle, PrintOptions, print_module};
 pub use print_stream::print_module_to;
 pub use syntax::edit_distance;

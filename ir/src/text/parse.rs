@@ -1,6 +1,10 @@
 //! The entry point of the text reader: [`parse_module`].
 //!
-//! The token stream is cut into top-level items (a `;` at bracket depth 0 ends one) and
+//! Two readers share the grammar actions of [`Ctx`]: the hand-written fast reader
+//! (`fast/`) reads well-formed input; at its first doubt it gives up and the whole input
+//! is read again by the lalrpop reader described below, which owns every diagnostic.
+//!
+//! The lalrpop token stream is cut into top-level items (a `;` at bracket depth 0 ends one) and
 //! each item is parsed by the lalrpop `Item` parser, which builds IR through the shared
 //! [`Ctx`]. A syntax error therefore never spills into the next item; inside a function
 //! the grammar also recovers at statement level. After the last item, module-level
@@ -37,11 +41,49 @@ use super::ctx::MAX_ERRORS;
 /// top-level item), sorted by position. Never panics, whatever the input.
 pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
     if src.len() >= u32::MAX as usize {
-        return Err(vec![Diagnostic::error(
-            "input is too large (4 GiB or more)",
-            None,
-        )]);
+        return Err(too_large());
     }
+    match super::fast::parse(src) {
+        Some(r) => Ok(r),
+        None => parse_lalrpop(src),
+    }
+}
+
+fn too_large() -> Vec<Diagnostic> {
+    vec![Diagnostic::error(
+        "input is too large (4 GiB or more)",
+        None,
+    )]
+}
+
+/// Which reader [`parse_module_with`] uses.
+#[doc(hidden)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// The lalrpop grammar alone (owner of diagnostics and recovery).
+    Lalrpop,
+    /// The hand-written reader alone; `None` when it gives up.
+    Fast,
+}
+
+/// [`parse_module`] through one chosen reader (for differential tests and benchmarks).
+/// Returns `None` only when [`Reader::Fast`] gives up.
+#[doc(hidden)]
+pub fn parse_module_with(
+    src: &str,
+    reader: Reader,
+) -> Option<Result<(Module, SourceMap), Vec<Diagnostic>>> {
+    if src.len() >= u32::MAX as usize {
+        return Some(Err(too_large()));
+    }
+    match reader {
+        Reader::Lalrpop => Some(parse_lalrpop(src)),
+        Reader::Fast => super::fast::parse(src).map(Ok),
+    }
+}
+
+/// The lalrpop reader: per-item parsing with statement-level recovery.
+fn parse_lalrpop(src: &str) -> Result<(Module, SourceMap), Vec<Diagnostic>> {
     let progress = Rc::new(Progress::default());
     let mut ctx = Ctx::new(src, progress.clone());
     let mut stream = TokenStream::new(src, &progress);

@@ -57,7 +57,7 @@ fn scalar_kind(s: &str) -> Option<ScalarKind> {
     })
 }
 
-const BUILTINS: &[&str] = &[
+pub(super) const BUILTINS: &[&str] = &[
     "void",
     "bindless_array",
     "accel",
