@@ -178,3 +178,30 @@ fn nesting_is_bounded_on_a_small_stack() {
     assert!(shallow, "14 levels are within the fast reader's limit");
     assert_eq!(deep, Ok(Outcome::FastGaveUpOnValid));
 }
+
+/// Inputs of a megabyte or more are lexed on a helper thread (`lex_ahead`): the readers
+/// must still agree there (many token batches, a raw `name =` metadata value), and a
+/// lexical error far past the first batches must still make the fast reader give up.
+#[test]
+fn large_inputs_lexed_ahead_agree() {
+    let mut text = String::from("module;\n");
+    let mut i = 0;
+    while text.len() < 3 * xir_ir::text::lex_ahead::THREAD_MIN_BYTES {
+        text.push_str(&format!(
+            "[name = kernel number {i}]\nkernel %k{i} (\n    %a: f32;\n    %n: u32;\n) = define %entry: {{\n    \
+             %s: f32 = arithmetic binary_add %a, %a;\n    %t: f32 = arithmetic binary_mul %s, %a;\n    \
+             %c: bool = arithmetic binary_less %n, %n;\n    %r: void = return;\n}};\n"
+        ));
+        i += 1;
+    }
+    assert_eq!(differ(&text), Ok(Outcome::BothOk));
+    let (m, _) = parse_module_with(&text, Reader::Fast)
+        .expect("the fast reader reads it")
+        .expect("valid");
+    assert_eq!(m.inst_count(), 4 * i);
+    // A lexical error near the end: the fast reader gives up, lalrpop reports it.
+    let at = text.len() - 40;
+    let bad = format!("{}$${}", &text[..at], &text[at..]);
+    assert!(parse_module_with(&bad, Reader::Fast).is_none());
+    assert_eq!(differ(&bad), Ok(Outcome::BothRejected));
+}

@@ -155,10 +155,10 @@ impl<'s> Iterator for LexedTokens<'s> {
 pub fn with_tokens<'s, R>(
     src: &'s str,
     allow_thread: bool,
-    f: impl FnOnce(&mut LexedTokens<'s>) -> R,
+    f: impl FnOnce(LexedTokens<'s>) -> R,
 ) -> R {
     if !allow_thread || src.len() < THREAD_MIN_BYTES {
-        return f(&mut LexedTokens::inline(src));
+        return f(LexedTokens::inline(src));
     }
     std::thread::scope(|scope| {
         let (full_tx, full_rx) = sync_channel::<Vec<Lexed<'s>>>(IN_FLIGHT);
@@ -168,9 +168,9 @@ pub fn with_tokens<'s, R>(
             .spawn_scoped(scope, move || lex_batches(src, full_tx, empty_rx));
         if spawned.is_err() {
             // No thread to be had: lex inline, same tokens.
-            return f(&mut LexedTokens::inline(src));
+            return f(LexedTokens::inline(src));
         }
-        let mut tokens = LexedTokens {
+        let tokens = LexedTokens {
             source: Source::Ahead {
                 batch: Vec::new(),
                 next: 0,
@@ -178,10 +178,9 @@ pub fn with_tokens<'s, R>(
                 empty: empty_tx,
             },
         };
-        let r = f(&mut tokens);
-        // Dropping the receiver makes the lexer's next send fail, so it stops.
-        drop(tokens);
-        r
+        // `f` owns the tokens; once it drops them, the lexer's next send fails and
+        // the helper thread ends (the scope waits for that).
+        f(tokens)
     })
 }
 
@@ -259,6 +258,7 @@ mod tests {
     #[test]
     fn exact_batch_multiple_and_empty_input() {
         assert_eq!(with_tokens("", true, |t| t.count()), 0);
+        assert_eq!(with_tokens(";;", true, |t| t.count()), 2);
         // A source with exactly BATCH tokens per batch boundary.
         let src = ";".repeat(BATCH * 300);
         assert!(src.len() >= THREAD_MIN_BYTES);
@@ -268,7 +268,7 @@ mod tests {
     #[test]
     fn consumer_may_stop_early() {
         let src = sample(60_000);
-        let first = with_tokens(&src, true, |t| t.take(10).count());
+        let first = with_tokens(&src, true, |mut t| t.by_ref().take(10).count());
         assert_eq!(first, 10);
     }
 }

@@ -20,7 +20,7 @@ use super::lexer::{Progress, Tok, ValRef, keyword};
 use crate::diag::Span;
 use crate::module::Module;
 use crate::source_map::SourceMap;
-use logos::Logos;
+use super::lex_ahead::{LexedTokens, with_tokens};
 use std::rc::Rc;
 
 /// Deepest bracket nesting the fast reader follows; deeper input goes to lalrpop, whose
@@ -47,16 +47,16 @@ pub struct T<'s> {
     pub r: usize,
 }
 
-/// The token stream of the fast reader: the logos lexer plus the few rules of the
-/// lalrpop token stream that change tokens (raw names after `name =`, bracket depth,
-/// the end of an item at a `;` at depth 0). The next token is always loaded (`cur`);
-/// end of input and lexical errors load [`Tok::Error`], which no rule accepts.
+/// The token stream of the fast reader: the tokens of [`LexedTokens`] (logos plus the
+/// raw-name rule, lexed on a helper thread for large inputs) and the rules of the
+/// lalrpop token stream about brackets (depth, the end of an item at a `;` at depth 0).
+/// The next token is always loaded (`cur`); end of input and lexical errors load
+/// [`Tok::Error`], which no rule accepts.
 pub struct Toks<'s> {
-    lex: logos::Lexer<'s, Tok<'s>>,
+    lex: LexedTokens<'s>,
     /// The next token.
     cur: T<'s>,
     depth: usize,
-    name_state: u8,
     /// A `;` at depth 0 was consumed: the lalrpop stream ends the item there.
     item_done: bool,
     /// A lexical error or too deep a nesting was met.
@@ -70,16 +70,15 @@ fn same(a: &Tok<'_>, b: &Tok<'_>) -> bool {
 }
 
 impl<'s> Toks<'s> {
-    fn new(src: &'s str) -> Self {
+    fn new(lex: LexedTokens<'s>) -> Self {
         let mut t = Self {
-            lex: Tok::lexer(src),
+            lex,
             cur: T {
                 tok: Tok::Error,
                 l: 0,
                 r: 0,
             },
             depth: 0,
-            name_state: 0,
             item_done: false,
             bad: false,
         };
@@ -87,67 +86,35 @@ impl<'s> Toks<'s> {
         t
     }
 
-    /// See `TokenStream::raw_name`: after `name =`, the rest of the line up to `,` or `]`.
-    #[cold]
-    fn raw_name(&mut self) -> Option<T<'s>> {
-        let rem = self.lex.remainder();
-        let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
-        let body = &rem[lead..];
-        if body.is_empty() || body.starts_with(['"', ',', ']', '\n', '\r']) {
-            return None;
-        }
-        let end = body.find([',', ']', '\n', '\r']).unwrap_or(body.len());
-        let raw = body[..end].trim_end();
-        let start = self.lex.span().end + lead;
-        self.lex.bump(lead + end);
-        Some(T {
-            tok: Tok::RawName(raw),
-            l: start,
-            r: start + raw.len(),
-        })
-    }
-
     /// Lexes the next token into `cur`.
     #[inline]
     fn load(&mut self) {
-        if self.name_state == 2 {
-            self.name_state = 0;
-            if let Some(t) = self.raw_name() {
-                self.cur = t;
-                return;
-            }
-        }
-        let tok = match self.lex.next() {
-            Some(Ok(t)) => t,
-            None => Tok::Error,
-            Some(Err(())) => {
+        let (tok, span) = match self.lex.next() {
+            Some((Ok(t), span)) => (t, span),
+            None => (Tok::Error, Span::new(self.cur.r, self.cur.r)),
+            Some((Err(()), span)) => {
                 self.bad = true;
-                Tok::Error
+                (Tok::Error, span)
             }
         };
-        let span = self.lex.span();
         self.cur = T {
             tok,
-            l: span.start,
-            r: span.end,
+            l: span.start as usize,
+            r: span.end as usize,
         };
-        self.name_state = match tok {
-            Tok::Ident(w) => u8::from(w == "name"),
-            Tok::Eq if self.name_state == 1 => 2,
+        match tok {
             Tok::LBrace | Tok::LParen | Tok::LBracket | Tok::Lt => {
                 self.depth += 1;
                 if self.depth > FAST_MAX_DEPTH {
                     self.bad = true;
                     self.cur.tok = Tok::Error;
                 }
-                0
             }
             Tok::RBrace | Tok::RParen | Tok::RBracket | Tok::Gt => {
                 self.depth = self.depth.saturating_sub(1);
-                0
             }
-            _ => 0,
-        };
+            _ => {}
+        }
     }
 
     /// Consumes and returns the next token.
@@ -291,12 +258,17 @@ pub struct Fast<'s> {
 }
 
 /// Reads `src` with the fast reader; `None` when it gave up (the input may be fine, but
-/// only the lalrpop reader may say so or say why not).
+/// only the lalrpop reader may say so or say why not). Large inputs are lexed on a
+/// helper thread one step ahead of the reader ([`with_tokens`]).
 pub fn parse(src: &str) -> Option<(Module, SourceMap)> {
+    with_tokens(src, true, |tokens| parse_tokens(src, tokens))
+}
+
+fn parse_tokens<'s>(src: &'s str, tokens: LexedTokens<'s>) -> Option<(Module, SourceMap)> {
     let progress = Rc::new(Progress::default());
     let mut p = Fast {
         ctx: Ctx::new(src, progress.clone()),
-        t: Toks::new(src),
+        t: Toks::new(tokens),
     };
     while p.t.next_item().ok()? {
         let ctx = &mut p.ctx;
