@@ -88,7 +88,7 @@ pub fn print_module_to(
     choice: PrintChoice,
     w: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
-    w.write_all(print_module(module, choice).as_bytes())
+    xir_ir::text::print_module_to(module, &print_options(choice), &mut { w })
 }
 
 /// Parses a comma-separated `--verify-options` list.

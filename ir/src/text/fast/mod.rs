@@ -16,11 +16,11 @@ mod body;
 mod items;
 
 use super::ctx::{Ctx, Stmt};
+use super::lex_ahead::{LexedTokens, with_tokens};
 use super::lexer::{Progress, Tok, ValRef, keyword};
 use crate::diag::Span;
 use crate::module::Module;
 use crate::source_map::SourceMap;
-use super::lex_ahead::{LexedTokens, with_tokens};
 use std::rc::Rc;
 
 /// Deepest bracket nesting the fast reader follows; deeper input goes to lalrpop, whose
