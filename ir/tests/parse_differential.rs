@@ -143,42 +143,6 @@ fn a_divergence_is_detected() {
     assert!(compare(Some(lalrpop(a)), lalrpop(bad)).is_err());
 }
 
-/// A callable whose body nests `levels` structured `if`s.
-fn nested_ifs(levels: usize) -> String {
-    let mut s =
-        String::from("module;\n\ncallable %f: void (\n    %c: bool;\n) = define %entry: {\n");
-    for k in 0..levels {
-        s.push_str(&format!("%i{k}: void = if %c, then %t{k}: {{\n"));
-    }
-    s.push_str("%r: void = return;\n");
-    for k in (0..levels).rev() {
-        s.push_str(&format!(
-            "}}, else %e{k}: {{\n%x{k}: void = return;\n}}, merge null;\n"
-        ));
-    }
-    s.push_str("};\n");
-    s
-}
-
-/// The fast reader recurses, bounded by its bracket-depth limit (16): 14 nested levels
-/// are read by it within a 256 KiB stack (even in a debug build, whose frames are ~6 KB a
-/// level); 100 levels make it give up, and lalrpop reads them.
-#[test]
-fn nesting_is_bounded_on_a_small_stack() {
-    let (shallow, deep) = std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(|| {
-            let shallow = parse_module_with(&nested_ifs(14), Reader::Fast).is_some();
-            let deep = differ(&nested_ifs(100));
-            (shallow, deep)
-        })
-        .expect("spawn")
-        .join()
-        .expect("no stack overflow");
-    assert!(shallow, "14 levels are within the fast reader's limit");
-    assert_eq!(deep, Ok(Outcome::FastGaveUpOnValid));
-}
-
 /// Inputs of a megabyte or more are lexed on a helper thread (`lex_ahead`): the readers
 /// must still agree there (many token batches, a raw `name =` metadata value), and a
 /// lexical error far past the first batches must still make the fast reader give up.

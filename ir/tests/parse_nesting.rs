@@ -2,7 +2,7 @@
 //! semantic step is iterative, so a module nested `MAX_NESTING_DEPTH` deep parses in a
 //! 256 KiB thread, and anything deeper is a clean "nesting too deep" error.
 
-use xir_ir::text::parse_module;
+use xir_ir::text::{Reader, parse_module, parse_module_with};
 
 /// A callable whose body nests `levels` structured `if`s (each in the previous one's
 /// then-block).
@@ -89,4 +89,22 @@ fn deep_errors_recover_in_bounded_time() {
         "recovery took {:?}",
         t.elapsed()
     );
+}
+
+/// The fast reader recurses, bounded by its bracket-depth limit (16): 14 nested levels
+/// are read by it within a 256 KiB stack (even in a debug build, whose frames are ~6 KB a
+/// level); 100 levels make it give up, and lalrpop reads them (the whole-input fall-back
+/// of `parse_module`).
+#[test]
+fn fast_reader_nesting_is_bounded_on_a_small_stack() {
+    let (shallow, deep_fast, deep) = in_small_thread(|| {
+        let shallow = parse_module_with(&nested_ifs(14), Reader::Fast).is_some();
+        let deep_fast = parse_module_with(&nested_ifs(100), Reader::Fast).is_some();
+        let deep = parse_module(&nested_ifs(100)).map(|(m, _)| m.inst_count());
+        (shallow, deep_fast, deep.ok())
+    });
+    assert!(shallow, "14 levels are within the fast reader's limit");
+    assert!(!deep_fast, "100 levels are beyond it");
+    // 100 `if`s, 100 else-block returns and the innermost return.
+    assert_eq!(deep, Some(2 * 100 + 1));
 }

@@ -18,7 +18,7 @@
 //! The consumer may stop early: dropping [`LexedTokens`] ends the helper thread at its
 //! next hand-over.
 
-use super::lexer::Tok;
+use super::lexer::{Tok, raw_name_after};
 use crate::diag::Span;
 use logos::Logos;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -73,17 +73,8 @@ impl<'s> NameLexer<'s> {
 
     #[cold]
     fn raw_name(&mut self) -> Option<Lexed<'s>> {
-        let rem = self.lex.remainder();
-        let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
-        let body = &rem[lead..];
-        if body.is_empty() || body.starts_with(['"', ',', ']', '\n', '\r']) {
-            return None;
-        }
-        let end = body.find([',', ']', '\n', '\r']).unwrap_or(body.len());
-        let raw = body[..end].trim_end();
-        let start = self.lex.span().end + lead;
-        self.lex.bump(lead + end);
-        Some((Ok(Tok::RawName(raw)), Span::new(start, start + raw.len())))
+        let (tok, span) = raw_name_after(&mut self.lex)?;
+        Some((Ok(tok), span))
     }
 }
 

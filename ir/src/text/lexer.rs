@@ -316,6 +316,24 @@ pub fn keyword(s: &str) -> Option<Tok<'static>> {
         .map(|(_, t)| *t)
 }
 
+/// Upstream prints names raw: after `name =` (the lexer has just produced the `=`),
+/// everything up to the next `,`, `]` or end of line (trailing blanks trimmed) is the
+/// name, unless it starts with `"`. Consumes that text from `lex` and returns it as one
+/// [`Tok::RawName`]; `None` (nothing consumed) when the value is quoted or empty.
+pub fn raw_name_after<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> Option<(Tok<'s>, Span)> {
+    let rem = lex.remainder();
+    let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
+    let body = &rem[lead..];
+    if body.is_empty() || body.starts_with(['"', ',', ']', '\n', '\r']) {
+        return None;
+    }
+    let end = body.find([',', ']', '\n', '\r']).unwrap_or(body.len());
+    let raw = body[..end].trim_end();
+    let start = lex.span().end + lead;
+    lex.bump(lead + end);
+    Some((Tok::RawName(raw), Span::new(start, start + raw.len())))
+}
+
 /// Nesting and recovery guards shared between the stream and the parser actions.
 #[derive(Debug, Default)]
 pub struct Progress {
@@ -440,20 +458,9 @@ impl<'s, 'p> TokenStream<'s, 'p> {
         self.diags.push(d);
     }
 
-    /// Upstream prints names raw: after `name =`, everything up to the next `,`, `]` or
-    /// end of line (trimmed) is the name, unless it starts with `"`.
     fn raw_name(&mut self) -> Option<(usize, Tok<'s>, usize)> {
-        let rem = self.lex.remainder();
-        let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
-        let body = &rem[lead..];
-        if body.is_empty() || body.starts_with(['"', ',', ']', '\n', '\r']) {
-            return None;
-        }
-        let end = body.find([',', ']', '\n', '\r']).unwrap_or(body.len());
-        let raw = body[..end].trim_end();
-        let start = self.lex.span().end + lead;
-        self.lex.bump(lead + end);
-        Some((start, Tok::RawName(raw), start + raw.len()))
+        let (tok, span) = raw_name_after(&mut self.lex)?;
+        Some((span.start as usize, tok, span.end as usize))
     }
 
     fn fatal_error(&mut self, d: Diagnostic) -> Fatal {

@@ -36,19 +36,14 @@ pub(crate) fn operands_valid(m: &Module, f: FuncId, d: &InstData) -> bool {
 
 /// Whether `kind` has child blocks printed inline in nested form (its body goes through
 /// the work stack).
+/// That is the structured constructs of the data model plus the two multi-way
+/// instructions whose targets are also written inline.
 pub(crate) fn is_structured(kind: &InstKind) -> bool {
-    matches!(
-        kind,
-        InstKind::If { .. }
-            | InstKind::Switch { .. }
-            | InstKind::IndexedBranch { .. }
-            | InstKind::Loop { .. }
-            | InstKind::SimpleLoop { .. }
-            | InstKind::Outline { .. }
-            | InstKind::AutodiffScope { .. }
-            | InstKind::RayQueryLoop { .. }
-            | InstKind::RayQueryDispatch
-    )
+    kind.tag().is_structured()
+        || matches!(
+            kind,
+            InstKind::IndexedBranch { .. } | InstKind::RayQueryDispatch
+        )
 }
 
 /// Builds the body of structured instruction `i` (data `d`, see [`is_structured`]) of
