@@ -1,9 +1,8 @@
 //! Lexing one step ahead of the parser, on a second thread.
 //!
-//! [`LexedTokens`] yields the logos tokens of `src` with their [`Span`]s, plus the one
-//! context rule of the text format: after `name =` the rest of the metadata value up to
-//! `,`, `]` or the end of the line is one [`Tok::RawName`] ([`NameLexer`]). For inputs of at least [`THREAD_MIN_BYTES`] it runs the logos lexer on a
-//! scoped helper thread that hands over batches of [`BATCH`] tokens through a bounded
+//! [`LexedTokens`] yields the tokens of [`NameLexer`] (logos plus the raw-name rule, the
+//! same token source the lalrpop stream reads) with their [`Span`]s. For inputs of at
+//! least [`THREAD_MIN_BYTES`] it runs the lexer on a scoped helper thread that hands over batches of [`BATCH`] tokens through a bounded
 //! channel (at most [`IN_FLIGHT`] batches ahead, so memory stays a few hundred KB
 //! whatever the input size); empty batches travel back to be refilled, so the steady
 //! state allocates nothing. Smaller inputs are lexed inline, because starting a thread
@@ -12,15 +11,15 @@
 //! Why: lexing is about half of reading a large module (16 ns per token, ten tokens per
 //! instruction) and the machines this runs on have a second core. Overlapping the two
 //! halves is the cheapest way to take it off the critical path. The tokens are the
-//! same either way (a test compares both modes on every corpus file), so nothing but
-//! wall time depends on which mode ran.
+//! same either way (a unit test compares both modes on a many-batch input, and the
+//! differential reader tests read a 3 MB module through the thread), so nothing but wall
+//! time depends on which mode ran.
 //!
 //! The consumer may stop early: dropping [`LexedTokens`] ends the helper thread at its
 //! next hand-over.
 
-use super::lexer::{Tok, raw_name_after};
-use crate::diag::Span;
-use logos::Logos;
+pub use super::lexer::Lexed;
+use super::lexer::NameLexer;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 /// Inputs at least this large are lexed on a helper thread.
@@ -29,9 +28,6 @@ pub const THREAD_MIN_BYTES: usize = 1 << 20;
 pub const BATCH: usize = 4096;
 /// Batches the lexer may run ahead of the parser.
 pub const IN_FLIGHT: usize = 8;
-
-/// One token as the logos lexer produced it: `Err(())` is a lexical error.
-pub type Lexed<'s> = (Result<Tok<'s>, ()>, Span);
 
 /// The tokens of one source text, lexed inline or on a helper thread.
 pub struct LexedTokens<'s> {
@@ -46,57 +42,6 @@ enum Source<'s> {
         full: Receiver<Vec<Lexed<'s>>>,
         empty: SyncSender<Vec<Lexed<'s>>>,
     },
-}
-
-fn span_of(r: std::ops::Range<usize>) -> Span {
-    // `parse_module` rejects inputs of 4 GiB or more, so offsets fit in u32.
-    Span::new(r.start, r.end)
-}
-
-/// The logos lexer plus the raw-name rule: `name` `=` makes the rest of the value, up to
-/// `,`, `]` or the end of the line (trailing blanks trimmed), one [`Tok::RawName`]
-/// unless it starts with a quote (then the string token is lexed as usual).
-pub struct NameLexer<'s> {
-    lex: logos::Lexer<'s, Tok<'s>>,
-    /// 1 after the word `name`, 2 after `name =`.
-    name_state: u8,
-}
-
-impl<'s> NameLexer<'s> {
-    /// A lexer at the start of `src`.
-    pub fn new(src: &'s str) -> Self {
-        NameLexer {
-            lex: Tok::lexer(src),
-            name_state: 0,
-        }
-    }
-
-    #[cold]
-    fn raw_name(&mut self) -> Option<Lexed<'s>> {
-        let (tok, span) = raw_name_after(&mut self.lex)?;
-        Some((Ok(tok), span))
-    }
-}
-
-impl<'s> Iterator for NameLexer<'s> {
-    type Item = Lexed<'s>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Lexed<'s>> {
-        if self.name_state == 2 {
-            self.name_state = 0;
-            if let Some(t) = self.raw_name() {
-                return Some(t);
-            }
-        }
-        let t = self.lex.next()?;
-        self.name_state = match t {
-            Ok(Tok::Ident(w)) => u8::from(w == "name"),
-            Ok(Tok::Eq) if self.name_state == 1 => 2,
-            _ => 0,
-        };
-        Some((t, span_of(self.lex.span())))
-    }
 }
 
 impl<'s> LexedTokens<'s> {
@@ -198,8 +143,7 @@ fn lex_batches<'s>(
             return;
         }
         if last {
-            // A short batch was the end; an empty one tells the reader so, unless the
-            // short batch was already empty.
+            // A short batch was the end; an empty one tells the reader so.
             let _ = full.send(Vec::new());
             return;
         }
@@ -209,6 +153,7 @@ fn lex_batches<'s>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::lexer::Tok;
 
     fn sample(n: usize) -> String {
         let mut s = String::from("module;\n");

@@ -316,22 +316,74 @@ pub fn keyword(s: &str) -> Option<Tok<'static>> {
         .map(|(_, t)| *t)
 }
 
-/// Upstream prints names raw: after `name =` (the lexer has just produced the `=`),
-/// everything up to the next `,`, `]` or end of line (trailing blanks trimmed) is the
-/// name, unless it starts with `"`. Consumes that text from `lex` and returns it as one
-/// [`Tok::RawName`]; `None` (nothing consumed) when the value is quoted or empty.
-pub fn raw_name_after<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> Option<(Tok<'s>, Span)> {
-    let rem = lex.remainder();
-    let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
-    let body = &rem[lead..];
-    if body.is_empty() || body.starts_with(['"', ',', ']', '\n', '\r']) {
-        return None;
+/// One token as the logos lexer produced it (`Err(())` is a lexical error), with its
+/// span.
+pub type Lexed<'s> = (Result<Tok<'s>, ()>, Span);
+
+/// The logos lexer plus the one context rule of the text format. Upstream prints names
+/// raw: after `name =`, everything up to the next `,`, `]` or end of line (trailing
+/// blanks trimmed) is one [`Tok::RawName`], unless it starts with `"` (then the string
+/// is lexed as usual). Both readers read their tokens from here.
+#[derive(Clone)]
+pub struct NameLexer<'s> {
+    lex: logos::Lexer<'s, Tok<'s>>,
+    /// 1 after the word `name`, 2 after `name =`.
+    name_state: u8,
+}
+
+impl<'s> NameLexer<'s> {
+    /// A lexer at the start of `src`.
+    pub fn new(src: &'s str) -> Self {
+        NameLexer {
+            lex: Tok::lexer(src),
+            name_state: 0,
+        }
     }
-    let end = body.find([',', ']', '\n', '\r']).unwrap_or(body.len());
-    let raw = body[..end].trim_end();
-    let start = lex.span().end + lead;
-    lex.bump(lead + end);
-    Some((Tok::RawName(raw), Span::new(start, start + raw.len())))
+
+    /// The text not lexed yet.
+    pub fn remainder(&self) -> &'s str {
+        self.lex.remainder()
+    }
+
+    /// After `name =`: consumes the raw name and returns it; `None` (nothing consumed)
+    /// when the value is quoted or empty.
+    #[cold]
+    fn raw_name(&mut self) -> Option<Lexed<'s>> {
+        let rem = self.lex.remainder();
+        let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
+        let body = &rem[lead..];
+        if body.is_empty() || body.starts_with(['"', ',', ']', '\n', '\r']) {
+            return None;
+        }
+        let end = body.find([',', ']', '\n', '\r']).unwrap_or(body.len());
+        let raw = body[..end].trim_end();
+        let start = self.lex.span().end + lead;
+        self.lex.bump(lead + end);
+        Some((Ok(Tok::RawName(raw)), Span::new(start, start + raw.len())))
+    }
+}
+
+impl<'s> Iterator for NameLexer<'s> {
+    type Item = Lexed<'s>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Lexed<'s>> {
+        if self.name_state == 2 {
+            self.name_state = 0;
+            if let Some(t) = self.raw_name() {
+                return Some(t);
+            }
+        }
+        let t = self.lex.next()?;
+        self.name_state = match t {
+            Ok(Tok::Ident(w)) => u8::from(w == "name"),
+            Ok(Tok::Eq) if self.name_state == 1 => 2,
+            _ => 0,
+        };
+        // `parse_module` rejects inputs of 4 GiB or more, so offsets fit in u32.
+        let r = self.lex.span();
+        Some((t, Span::new(r.start, r.end)))
+    }
 }
 
 /// Nesting and recovery guards shared between the stream and the parser actions.
@@ -381,7 +433,7 @@ fn recovery_budget(deep: usize) -> u32 {
 
 /// The tokens of one top-level item, with lexical errors reported as diagnostics.
 pub struct TokenStream<'s, 'p> {
-    lex: logos::Lexer<'s, Tok<'s>>,
+    lex: NameLexer<'s>,
     src: &'s str,
     depth: usize,
     done: bool,
@@ -394,15 +446,13 @@ pub struct TokenStream<'s, 'p> {
     idle: u32,
     /// Tokens produced so far (for the statistics of the benchmark).
     pub count: u64,
-    /// 1 after a `name` word, 2 after `name =` (the next token may be a raw name).
-    name_state: u8,
 }
 
 impl<'s, 'p> TokenStream<'s, 'p> {
     /// A stream over `src`.
     pub fn new(src: &'s str, progress: &'p Progress) -> Self {
         Self {
-            lex: Tok::lexer(src),
+            lex: NameLexer::new(src),
             src,
             depth: 0,
             done: false,
@@ -412,7 +462,6 @@ impl<'s, 'p> TokenStream<'s, 'p> {
             last_ticks: 0,
             idle: 0,
             count: 0,
-            name_state: 0,
         }
     }
 
@@ -432,12 +481,13 @@ impl<'s, 'p> TokenStream<'s, 'p> {
         probe.next().is_some()
     }
 
-    fn lex_error(&mut self, span: std::ops::Range<usize>) {
-        let text = &self.src[span.clone()];
+    fn lex_error(&mut self, span: Span) {
+        let (start, end) = (span.start as usize, span.end as usize);
+        let text = &self.src[start..end];
         let d = if text.starts_with('"') {
             Diagnostic::error(
                 "unterminated string literal",
-                Some(Span::new(span.start, span.start + 1)),
+                Some(Span::new(start, start + 1)),
             )
             .with_label("string starts here")
             .with_help("strings end with '\"' on the same line; write a newline as \\n")
@@ -447,20 +497,15 @@ impl<'s, 'p> TokenStream<'s, 'p> {
             } else {
                 "expected a value id or name after '%'"
             };
-            Diagnostic::error(msg, Some(Span::new(span.start, span.end)))
+            Diagnostic::error(msg, Some(span))
         } else {
             let c = text.chars().next().unwrap_or('?');
             Diagnostic::error(
                 format!("unexpected character '{}'", c.escape_debug()),
-                Some(Span::new(span.start, span.start + c.len_utf8())),
+                Some(Span::new(start, start + c.len_utf8())),
             )
         };
         self.diags.push(d);
-    }
-
-    fn raw_name(&mut self) -> Option<(usize, Tok<'s>, usize)> {
-        let (tok, span) = raw_name_after(&mut self.lex)?;
-        Some((span.start as usize, tok, span.end as usize))
     }
 
     fn fatal_error(&mut self, d: Diagnostic) -> Fatal {
@@ -477,39 +522,21 @@ impl<'s> Iterator for TokenStream<'s, '_> {
         if self.done || self.progress.stop.get() {
             return None;
         }
-        if self.name_state == 2 {
-            self.name_state = 0;
-            if let Some(t) = self.raw_name() {
-                self.count += 1;
-                return Some(Ok(t));
+        let (tok, sp) = self.lex.next()?;
+        self.count += 1;
+        let span = (sp.start as usize)..(sp.end as usize);
+        let tok = match tok {
+            // A raw name or the word `name` neither nests nor counts toward recovery.
+            Ok(t @ (Tok::RawName(_) | Tok::Ident("name"))) => {
+                return Some(Ok((span.start, t, span.end)));
             }
-        }
-        let tok = match self.lex.next()? {
+            Ok(Tok::Ident(w)) => keyword(w).unwrap_or(Tok::Ident(w)),
             Ok(t) => t,
             Err(()) => {
-                let span = self.lex.span();
-                self.lex_error(span);
+                self.lex_error(sp);
                 Tok::Error
             }
         };
-        let span = self.lex.span();
-        self.count += 1;
-        let mut tok = tok;
-        if let Tok::Ident(w) = tok {
-            if let Some(k) = keyword(w) {
-                tok = k;
-            } else if w == "name" {
-                self.name_state = 1;
-                return Some(Ok((span.start, tok, span.end)));
-            }
-        }
-        if self.name_state != 0 {
-            self.name_state = if self.name_state == 1 && tok == Tok::Eq {
-                2
-            } else {
-                0
-            };
-        }
         match tok {
             Tok::LBrace | Tok::LParen | Tok::LBracket | Tok::Lt => {
                 self.depth += 1;
