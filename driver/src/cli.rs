@@ -20,6 +20,13 @@ pub enum Emit {
     Bitcode,
 }
 
+impl Emit {
+    /// Whether the output is xir text (nested or flat).
+    pub fn is_text(self) -> bool {
+        matches!(self, Emit::Xir | Emit::XirFlat)
+    }
+}
+
 /// `--list-passes` formats.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {

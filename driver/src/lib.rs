@@ -62,6 +62,26 @@ pub fn set_stdout_is_terminal(yes: bool) {
     STDOUT_IS_TERMINAL.store(yes, std::sync::atomic::Ordering::Relaxed);
 }
 
+static EXIT_WITHOUT_FREE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Tells the driver that the process ends right after [`xir_opt_main`] returns, so the
+/// module and the input text need not be freed (like clang's `-disable-free`): dropping
+/// a million instructions costs tens of milliseconds for memory the exit returns anyway.
+/// Only the `xir-opt` binary sets this; in-process callers (the corpus harness) free
+/// everything as usual.
+pub fn set_exit_without_free(yes: bool) {
+    EXIT_WITHOUT_FREE.store(yes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Drops `x`, or leaks it when the process is about to exit ([`set_exit_without_free`]).
+fn release<T>(x: T) {
+    if EXIT_WITHOUT_FREE.load(std::sync::atomic::Ordering::Relaxed) {
+        std::mem::forget(x);
+    } else {
+        drop(x);
+    }
+}
+
 /// What [`set_stderr_is_terminal`] recorded.
 pub fn stderr_is_terminal() -> bool {
     STDERR_IS_TERMINAL.load(std::sync::atomic::Ordering::Relaxed)
@@ -129,7 +149,7 @@ pub fn xir_opt_main(
         let mut o = run(args, stdin);
         // Broken pipes and the like are not worth a different exit status.
         let _ = o.out.write_to(stdout);
-        o.out = Rendered::default();
+        release(std::mem::take(&mut o.out));
         o
     })) {
         Ok(o) => o,
@@ -171,21 +191,38 @@ struct ChunkResult {
     log: String,
     /// Exit status of a failed pipeline run.
     code: i32,
+    /// The last verification, left to run while the output is printed ([`LateCheck`]).
+    late_check: Option<LateCheck>,
+}
+
+/// The last verification of a module, run on a second thread while the module is
+/// printed into the temporary `-o` file, which is thrown away if it finds an error
+/// (see [`write_checked`]). Only for `-o FILE` output of a single chunk: standard output
+/// cannot take bytes back, so there the module is verified before a byte is printed.
+struct LateCheck {
+    options: frontend::VerifyChoice,
+    /// The source map of the parsed text when no pipeline ran since parsing (messages
+    /// then name entities by the text's labels, exactly as the early check would).
+    source_map: Option<xir_ir::source_map::SourceMap>,
 }
 
 fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
 }
 
+/// Parses, verifies, runs the pipeline and verifies again. With `late` set (see
+/// [`LateCheck`]) the last verification is not run here but handed back in the result.
 fn process_chunk(
     mut padded: String,
     raw: Option<&[u8]>,
     cli: &Cli,
     verify: &frontend::VerifyChoice,
+    late: bool,
 ) -> ChunkResult {
     let mut diags = Vec::new();
     let mut log = String::new();
     let mut code = EXIT_OK;
+    let mut late_check = None;
     let output = (|| {
         // Interchange text and bitcode are detected from their first bytes.
         let decoded = frontend::decode_interchange(raw.unwrap_or(padded.as_bytes()));
@@ -201,6 +238,16 @@ fn process_chunk(
                 return None;
             }
         };
+        let runs_pipeline = cli.passes.is_some() || cli.pipeline.is_some();
+        let late = late && !cli.no_verify && !cli.verify_diagnostics && cli.emit.is_text();
+        if late && !runs_pipeline {
+            // The only verification runs while the module is printed.
+            late_check = Some(LateCheck {
+                options: verify.clone(),
+                source_map: from_text.then_some(source_map),
+            });
+            return Some(Rendered::Module(Box::new(module), print_choice(cli)));
+        }
         if !cli.no_verify {
             let source = from_text.then_some((&source_map, padded.as_str()));
             diags.extend(frontend::verify_module(&module, verify, source));
@@ -232,7 +279,15 @@ fn process_chunk(
                 return None;
             }
         }
-        if !cli.no_verify && (cli.passes.is_some() || cli.pipeline.is_some()) {
+        if late && runs_pipeline {
+            // The check after the pipeline runs while the module is printed.
+            late_check = Some(LateCheck {
+                options: verify.clone(),
+                source_map: None,
+            });
+            return Some(Rendered::Module(Box::new(module), print_choice(cli)));
+        }
+        if !cli.no_verify && runs_pipeline {
             diags.extend(frontend::verify_module(&module, verify, None));
             if has_errors(&diags) {
                 return None;
@@ -247,10 +302,7 @@ fn process_chunk(
                 }
             };
         }
-        let choice = frontend::PrintChoice {
-            flat: cli.emit == Emit::XirFlat,
-            debug_info: cli.debug_info,
-        };
+        let choice = print_choice(cli);
         // The input text is only needed to render diagnostics and to match
         // `expected-*` comments. With neither pending, free it before printing: the
         // peak is then the IR alone (the module is printed while the output is written,
@@ -266,7 +318,76 @@ fn process_chunk(
         diags,
         log,
         code,
+        late_check,
     }
+}
+
+fn print_choice(cli: &Cli) -> frontend::PrintChoice {
+    frontend::PrintChoice {
+        flat: cli.emit == Emit::XirFlat,
+        debug_info: cli.debug_info,
+    }
+}
+
+/// Why [`write_checked`] stopped before the output was complete.
+#[derive(Debug)]
+struct LateCheckFailed;
+
+impl std::fmt::Display for LateCheckFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the module failed verification")
+    }
+}
+
+impl std::error::Error for LateCheckFailed {}
+
+/// Writes `text` into `w` while `check` verifies the module on a second thread (both
+/// only read it); the verifier's diagnostics land in `diags`. Fails with
+/// [`LateCheckFailed`] when they include an error, so the caller's temporary file is
+/// removed and nothing reaches the target. `source` is the parsed text (for names).
+fn write_checked(
+    text: &Rendered,
+    check: &LateCheck,
+    source: &str,
+    w: &mut dyn Write,
+    diags: &mut Vec<Diagnostic>,
+) -> std::io::Result<()> {
+    let Rendered::Module(module, choice) = text else {
+        return text.write_to(w);
+    };
+    let verify = || {
+        let src = check.source_map.as_ref().map(|m| (m, source));
+        frontend::verify_module(module, &check.options, src)
+    };
+    let (found, printed) = std::thread::scope(|scope| {
+        let verifier = std::thread::Builder::new()
+            .name("xir-verify".into())
+            .spawn_scoped(scope, verify);
+        match verifier {
+            Ok(handle) => {
+                let printed = frontend::print_module_to(module, *choice, w);
+                let found = handle
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (found, printed)
+            }
+            // No thread to be had: verify first, then print.
+            Err(_) => {
+                let found = verify();
+                if has_errors(&found) {
+                    (found, Ok(()))
+                } else {
+                    (found, frontend::print_module_to(module, *choice, w))
+                }
+            }
+        }
+    });
+    let failed = has_errors(&found);
+    diags.extend(found);
+    if failed {
+        return Err(std::io::Error::other(LateCheckFailed));
+    }
+    printed
 }
 
 fn read_raw(cli: &Cli, stdin: &[u8]) -> Result<Vec<u8>, String> {
@@ -385,9 +506,11 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
             text: src,
         }]
     };
+    // The last verification overlaps the printing when one module goes to a file.
+    let late = chunks.len() == 1 && matches!(cli.output.as_deref(), Some(p) if p != "-");
     let results: Vec<ChunkResult> = chunks
         .into_iter()
-        .map(|c| process_chunk(c.into_padded(), raw.as_deref(), &cli, &verify))
+        .map(|c| process_chunk(c.into_padded(), raw.as_deref(), &cli, &verify, late))
         .collect();
 
     let name = cli.input_name();
@@ -415,9 +538,16 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         .map(|r| r.code)
         .find(|c| *c != EXIT_OK)
         .unwrap_or(EXIT_USER_ERROR);
+    // The check left for the writing, with the text its diagnostics point into.
+    let mut late_check = None;
     let mut outputs: Vec<Rendered> = results
         .into_iter()
-        .map(|r| r.output.unwrap_or_default())
+        .map(|r| {
+            if let Some(c) = r.late_check {
+                late_check = Some((c, r.padded));
+            }
+            r.output.unwrap_or_default()
+        })
         .collect();
     let text = if outputs.len() == 1 {
         outputs.pop().unwrap_or_default()
@@ -437,16 +567,32 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
     match cli.output.as_deref() {
         None | Some("-") => outcome.out = text,
         Some(path) if ok => {
-            if let Err(e) =
-                output::write_atomically_with(std::path::Path::new(path), |w| text.write_to(w))
-            {
-                outcome
-                    .err
-                    .push_str(&format!("error: cannot write '{path}': {}\n", io_msg(&e)));
-                outcome.code = EXIT_USER_ERROR;
+            let mut late_diags = Vec::new();
+            let written =
+                output::write_atomically_with(std::path::Path::new(path), |w| match &late_check {
+                    Some((check, source)) => {
+                        write_checked(&text, check, source, w, &mut late_diags)
+                    }
+                    None => text.write_to(w),
+                });
+            if let Some((_, source)) = &late_check {
+                outcome.err.push_str(&render(name, source, &late_diags));
             }
+            match written {
+                Ok(()) => {}
+                Err(e) if e.get_ref().is_some_and(|x| x.is::<LateCheckFailed>()) => {
+                    outcome.code = EXIT_USER_ERROR;
+                }
+                Err(e) => {
+                    outcome
+                        .err
+                        .push_str(&format!("error: cannot write '{path}': {}\n", io_msg(&e)));
+                    outcome.code = EXIT_USER_ERROR;
+                }
+            }
+            release((text, late_check));
         }
-        Some(_) => {}
+        Some(_) => release(text),
     }
     outcome
 }

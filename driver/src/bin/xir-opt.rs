@@ -16,6 +16,8 @@ fn main() {
     }
     xir_driver::set_stderr_is_terminal(std::io::stderr().is_terminal());
     xir_driver::set_stdout_is_terminal(std::io::stdout().is_terminal());
+    // The process exits right after the run: no need to free the module.
+    xir_driver::set_exit_without_free(true);
     let code = xir_driver::xir_opt_main(
         &args,
         &stdin,
