@@ -243,7 +243,7 @@ fn process_chunk(
         if late && !runs_pipeline {
             // The only verification runs while the module is printed.
             late_check = Some(LateCheck {
-                options: verify.clone(),
+                options: *verify,
                 source_map: from_text.then_some(source_map),
             });
             return Some(Rendered::Module(Box::new(module), print_choice(cli)));
@@ -282,7 +282,7 @@ fn process_chunk(
         if late && runs_pipeline {
             // The check after the pipeline runs while the module is printed.
             late_check = Some(LateCheck {
-                options: verify.clone(),
+                options: *verify,
                 source_map: None,
             });
             return Some(Rendered::Module(Box::new(module), print_choice(cli)));
