@@ -26,6 +26,7 @@
 pub mod cli;
 pub mod expect;
 pub mod frontend;
+pub mod input;
 pub mod instrument;
 pub mod output;
 pub mod pipeline;
@@ -33,6 +34,7 @@ pub mod split;
 
 use cli::{Cli, Emit};
 use pipeline::PipelineError;
+use std::borrow::Cow;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use xir_ir::diag::{Diagnostic, Severity, render};
@@ -183,8 +185,8 @@ pub fn needs_stdin(args: &[String]) -> bool {
 }
 
 /// What one chunk produced.
-struct ChunkResult {
-    padded: String,
+struct ChunkResult<'s> {
+    padded: Cow<'s, str>,
     output: Option<Rendered>,
     diags: Vec<Diagnostic>,
     /// Pipeline log (warnings, dumps, reports) and rendered pipeline errors.
@@ -212,13 +214,13 @@ fn has_errors(diags: &[Diagnostic]) -> bool {
 
 /// Parses, verifies, runs the pipeline and verifies again. With `late` set (see
 /// [`LateCheck`]) the last verification is not run here but handed back in the result.
-fn process_chunk(
-    mut padded: String,
+fn process_chunk<'s>(
+    mut padded: Cow<'s, str>,
     raw: Option<&[u8]>,
     cli: &Cli,
     verify: &frontend::VerifyChoice,
     late: bool,
-) -> ChunkResult {
+) -> ChunkResult<'s> {
     let mut diags = Vec::new();
     let mut log = String::new();
     let mut code = EXIT_OK;
@@ -249,7 +251,7 @@ fn process_chunk(
             return Some(Rendered::Module(Box::new(module), print_choice(cli)));
         }
         if !cli.no_verify {
-            let source = from_text.then_some((&source_map, padded.as_str()));
+            let source = from_text.then_some((&source_map, &*padded));
             diags.extend(frontend::verify_module(&module, verify, source));
             if has_errors(&diags) {
                 return None;
@@ -308,7 +310,7 @@ fn process_chunk(
         // peak is then the IR alone (the module is printed while the output is written,
         // see `Rendered`).
         if diags.is_empty() && !cli.verify_diagnostics {
-            padded = String::new();
+            padded = Cow::Borrowed("");
         }
         Some(Rendered::Module(Box::new(module), choice))
     })();
@@ -390,19 +392,39 @@ fn write_checked(
     printed
 }
 
-fn read_raw(cli: &Cli, stdin: &[u8]) -> Result<Vec<u8>, String> {
+/// The bytes of the input: standard input as given, or a file ([`input::read_file`]).
+enum RawInput<'a> {
+    Stdin(&'a [u8]),
+    File(input::FileBytes),
+}
+
+impl std::ops::Deref for RawInput<'_> {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            RawInput::Stdin(b) => b,
+            RawInput::File(f) => f,
+        }
+    }
+}
+
+fn read_raw<'a>(cli: &Cli, stdin: &'a [u8]) -> Result<RawInput<'a>, String> {
     Ok(match cli.input.as_deref() {
-        None | Some("-") => stdin.to_vec(),
-        Some(p) => std::fs::read(p).map_err(|e| format!("cannot read '{p}': {}", io_msg(&e)))?,
+        None | Some("-") => RawInput::Stdin(stdin),
+        Some(p) => RawInput::File(
+            input::read_file(std::path::Path::new(p))
+                .map_err(|e| format!("cannot read '{p}': {}", io_msg(&e)))?,
+        ),
     })
 }
 
-fn utf8_input(cli: &Cli, bytes: Vec<u8>) -> Result<String, String> {
-    String::from_utf8(bytes).map_err(|e| {
+fn utf8_input<'a>(cli: &Cli, bytes: &'a [u8]) -> Result<&'a str, String> {
+    std::str::from_utf8(bytes).map_err(|e| {
         format!(
             "{} is not valid UTF-8 (byte offset {})",
             cli.input_name(),
-            e.utf8_error().valid_up_to()
+            e.valid_up_to()
         )
     })
 }
@@ -489,28 +511,28 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
     };
     let bitcode_input =
         xir_ir::interchange::detect_format(&raw) == xir_ir::interchange::InputFormat::Bitcode;
-    // Text input moves into the source string (no copy); only bitcode keeps the bytes.
-    let (src, raw) = if bitcode_input {
-        (String::new(), Some(raw))
+    // Text input is read in place (no copy); only bitcode is handed on as bytes.
+    let (src, bitcode) = if bitcode_input {
+        ("", Some(&raw[..]))
     } else {
-        match utf8_input(&cli, raw) {
+        match utf8_input(&cli, &raw) {
             Ok(s) => (s, None),
             Err(m) => return Outcome::usage_error(m),
         }
     };
-    let chunks = if cli.split_input_file && !bitcode_input {
-        split::split(&src)
+    let chunks: Vec<Cow<str>> = if cli.split_input_file && !bitcode_input {
+        split::split(src)
+            .into_iter()
+            .map(|c| Cow::Owned(c.into_padded()))
+            .collect()
     } else {
-        vec![split::Chunk {
-            first_line: 0,
-            text: src,
-        }]
+        vec![Cow::Borrowed(src)]
     };
     // The last verification overlaps the printing when one module goes to a file.
     let late = chunks.len() == 1 && matches!(cli.output.as_deref(), Some(p) if p != "-");
     let results: Vec<ChunkResult> = chunks
         .into_iter()
-        .map(|c| process_chunk(c.into_padded(), raw.as_deref(), &cli, &verify, late))
+        .map(|c| process_chunk(c, bitcode, &cli, &verify, late))
         .collect();
 
     let name = cli.input_name();

@@ -81,10 +81,18 @@ fn main() {
         std::process::exit(2);
     };
     let t0 = Instant::now();
-    let src = match std::fs::read_to_string(&path) {
-        Ok(s) => s,
+    // Read as xir-opt reads (huge pages for a large file), then checked as UTF-8.
+    let bytes = match xir_driver::input::read_file(std::path::Path::new(&path)) {
+        Ok(b) => b,
         Err(e) => {
             eprintln!("xir-bench-text: cannot read '{path}': {e}");
+            std::process::exit(1);
+        }
+    };
+    let src = match std::str::from_utf8(&bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("xir-bench-text: '{path}' is not UTF-8: {e}");
             std::process::exit(1);
         }
     };
@@ -92,7 +100,7 @@ fn main() {
     let mb = src.len() as f64 / 1e6;
     if once {
         let t = Instant::now();
-        let (m, map) = parse_or_exit(&path, &src);
+        let (m, map) = parse_or_exit(&path, src);
         let parse_s = t.elapsed().as_secs_f64();
         let after_parse = peak_rss_bytes().unwrap_or(0);
         let t = Instant::now();
@@ -151,7 +159,7 @@ fn main() {
     let mut out_len = 0;
     for _ in 0..iters {
         let t = Instant::now();
-        let (m, map) = parse_or_exit(&path, &src);
+        let (m, map) = parse_or_exit(&path, src);
         parse_t.push(t.elapsed().as_secs_f64());
         n = m.inst_count();
         let t = Instant::now();
