@@ -342,7 +342,10 @@ impl Namer {
     }
 
     /// Numbers `start`, its instructions and (depth first, at the operand) every operand
-    /// block not numbered yet — upstream's recursion, with an explicit stack.
+    /// block not numbered yet — upstream's recursion, with an explicit stack. Works on
+    /// the function's own uid tables (taken out of `self` for the walk) and a local
+    /// counter: this visits every instruction of the module, so no per-id dispatch on
+    /// [`Key`].
     fn pre_pass_block(&mut self, fid: FuncId, f: &Function, start: BlockId) {
         /// A block being walked: its instructions from the current one on, and the
         /// current instruction's operands not looked at yet.
@@ -350,34 +353,49 @@ impl Namer {
             insts: &'a [InstId],
             ops: &'a [Value],
         }
+        /// The function's uid tables and the next uid.
+        struct Walk {
+            ids: LocalIds,
+            next: u32,
+        }
+        impl Walk {
+            #[inline]
+            fn number(map: &mut IdMap, next: &mut u32, i: usize) {
+                if map.get_or_insert(i, *next).1 {
+                    *next += 1;
+                }
+            }
+            fn enter<'a>(&mut self, stack: &mut Vec<Frame<'a>>, f: &'a Function, b: BlockId) {
+                if self.ids.blocks.get(b.index()).is_some() {
+                    return;
+                }
+                let Some(data) = f.blocks.get(b) else {
+                    return;
+                };
+                Self::number(&mut self.ids.blocks, &mut self.next, b.index());
+                let Some(&first) = data.insts.first() else {
+                    return;
+                };
+                Self::number(&mut self.ids.insts, &mut self.next, first.index());
+                stack.push(Frame {
+                    insts: &data.insts,
+                    ops: operands(f, first),
+                });
+            }
+        }
         fn operands(f: &Function, i: InstId) -> &[Value] {
             f.insts.get(i).map(|d| &d.operands[..]).unwrap_or(&[])
         }
-        fn enter<'a>(
-            namer: &mut Namer,
-            stack: &mut Vec<Frame<'a>>,
-            f: &'a Function,
-            fid: FuncId,
-            b: BlockId,
-        ) {
-            if namer.is_seen(Key::Block(fid, b)) {
-                return;
-            }
-            let Some(data) = f.blocks.get(b) else {
-                return;
-            };
-            namer.uid(Key::Block(fid, b));
-            let Some(&first) = data.insts.first() else {
-                return;
-            };
-            namer.uid(Key::Inst(fid, first));
-            stack.push(Frame {
-                insts: &data.insts,
-                ops: operands(f, first),
-            });
-        }
+        let slot = match self.last_local {
+            Some((g, s)) if g == fid => s,
+            _ => self.locals_slot(fid),
+        };
+        let mut walk = Walk {
+            ids: std::mem::take(&mut self.locals[slot]),
+            next: self.next,
+        };
         let mut stack: Vec<Frame> = Vec::new();
-        enter(self, &mut stack, f, fid, start);
+        walk.enter(&mut stack, f, start);
         while let Some(top) = stack.last_mut() {
             // The next operand block of the current instruction, depth first.
             let mut child = None;
@@ -389,7 +407,7 @@ impl Namer {
                 }
             }
             if let Some(b) = child {
-                enter(self, &mut stack, f, fid, b);
+                walk.enter(&mut stack, f, b);
                 continue;
             }
             // Then the next instruction is numbered.
@@ -397,13 +415,15 @@ impl Namer {
                 Some(rest @ [next, ..]) => {
                     top.insts = rest;
                     top.ops = operands(f, *next);
-                    self.uid(Key::Inst(fid, *next));
+                    Walk::number(&mut walk.ids.insts, &mut walk.next, next.index());
                 }
                 _ => {
                     stack.pop();
                 }
             }
         }
+        self.locals[slot] = walk.ids;
+        self.next = walk.next;
     }
 }
 
