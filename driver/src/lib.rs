@@ -17,7 +17,12 @@
 //! IR behind (`--verify-each`).
 //!
 //! Output goes to standard output, or with `-o FILE` to a temporary file renamed over
-//! `FILE` on success ([`output`]); on any error no file is written. With
+//! `FILE` on success ([`output`]); on any error no file is written. With `-o FILE` the
+//! last verification (the only one without a pipeline, else the one after it) runs on
+//! a second thread while the module is printed into the temporary file, which is thrown
+//! away if it fails; standard output cannot take bytes back, so there the module is
+//! verified before anything is printed. Either way the diagnostics and the exit status
+//! are the same. Large input files are read into huge pages ([`input`]). With
 //! `--split-input-file` standard output still receives the chunks that succeeded (as
 //! `mlir-opt` does), joined by `// -----`.
 
