@@ -59,7 +59,7 @@ const CHUNK: usize = 1 << 20;
 
 /// Runs `produce` with a writer whose bytes reach `sink` on a second thread, so the
 /// system calls that copy a large output into the page cache overlap with producing it
-/// (the printer). Buffers of [`CHUNK`] bytes travel through a bounded channel (two in
+/// (the printer). Buffers of `CHUNK` (1 MiB) bytes travel through a bounded channel (two in
 /// flight) and come back to be refilled. The first error of either side is returned.
 pub fn write_behind<W: Write + Send>(
     mut sink: W,
