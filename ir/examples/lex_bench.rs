@@ -12,9 +12,7 @@ fn main() {
     for (label, thread) in [("inline", false), ("helper thread", true)] {
         let t = std::time::Instant::now();
         let (n, ends) = with_tokens(&src, thread, |toks| {
-            toks.fold((0usize, 0u64), |(n, s), (_, sp)| {
-                (n + 1, s + u64::from(sp.end))
-            })
+            toks.fold((0usize, 0u64), |(n, s), t| (n + 1, s + u64::from(t.end())))
         });
         println!(
             "{label:15} {n} tokens in {:?} (checksum {ends})",

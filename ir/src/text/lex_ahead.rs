@@ -1,46 +1,55 @@
 //! Lexing one step ahead of the parser, on a second thread.
 //!
 //! [`LexedTokens`] yields the tokens of [`NameLexer`] (logos plus the raw-name rule, the
-//! same token source the lalrpop stream reads) with their [`Span`]s. For inputs of at
-//! least [`THREAD_MIN_BYTES`] it runs the lexer on a scoped helper thread that hands over batches of [`BATCH`] tokens through a bounded
-//! channel (at most [`IN_FLIGHT`] batches ahead, so memory stays a few hundred KB
-//! whatever the input size); empty batches travel back to be refilled, so the steady
-//! state allocates nothing. Smaller inputs are lexed inline, because starting a thread
-//! costs more than lexing a few kilobytes.
+//! same token source the lalrpop stream reads) as 16-byte [`PackedTok`]s, in batches of
+//! [`BATCH`]. For inputs of at least [`THREAD_MIN_BYTES`] a scoped helper thread lexes
+//! the batches and hands them over through a bounded channel (at most [`IN_FLIGHT`]
+//! batches ahead, so memory stays a few hundred KB whatever the input size); used
+//! batches travel back to be refilled, so the steady state allocates nothing. Smaller
+//! inputs are lexed inline, batch by batch with the same `fill_batch`, because
+//! starting a thread costs more than lexing a few kilobytes.
 //!
-//! Why: lexing is about half of reading a large module (16 ns per token, ten tokens per
-//! instruction) and the machines this runs on have a second core. Overlapping the two
-//! halves is the cheapest way to take it off the critical path. The tokens are the
-//! same either way (a unit test compares both modes on a many-batch input, and the
-//! differential reader tests read a 3 MB module through the thread), so nothing but wall
-//! time depends on which mode ran.
+//! Why: lexing costs about two thirds as much as the parse proper (callgrind on a
+//! 100,000-instruction module: ~1,200 against ~1,700 machine instructions per IR
+//! instruction, ten tokens each) and the machines this runs on have a second core. Overlapping the two halves is the
+//! cheapest way to take it off the critical path. Tokens cross between the cores
+//! packed ([`packed_tok`](super::packed_tok) says why): half the bytes of a
+//! `(Result<Tok, ()>, Span)`, no `Result` to wrap and unwrap, and the reader reads two
+//! words per token instead of copying a 32-byte struct through the stack. The tokens
+//! are the same either way (unit tests compare both modes on a many-batch input and
+//! against the lalrpop stream's tokens, and the differential reader tests read a 3 MB
+//! module through the thread), so nothing but time depends on which mode ran.
 //!
 //! The consumer may stop early: dropping [`LexedTokens`] ends the helper thread at its
 //! next hand-over.
 
-pub use super::lexer::Lexed;
 use super::lexer::NameLexer;
+pub use super::packed_tok::{PackedTok, TokKind};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 /// Inputs at least this large are lexed on a helper thread.
 pub const THREAD_MIN_BYTES: usize = 1 << 20;
-/// Tokens per batch handed from the lexer thread to the parser.
+/// Tokens per batch (64 KiB of [`PackedTok`]s) handed from the lexer thread to the
+/// parser, and lexed at a time inline.
 pub const BATCH: usize = 4096;
 /// Batches the lexer may run ahead of the parser.
 pub const IN_FLIGHT: usize = 8;
 
 /// The tokens of one source text, lexed inline or on a helper thread.
 pub struct LexedTokens<'s> {
+    src: &'s str,
+    /// The tokens being read; `batch[next..]` are still to come.
+    batch: Vec<PackedTok>,
+    next: usize,
     source: Source<'s>,
 }
 
+/// Where the next batch comes from.
 enum Source<'s> {
     Inline(NameLexer<'s>),
     Ahead {
-        batch: Vec<Lexed<'s>>,
-        next: usize,
-        full: Receiver<Vec<Lexed<'s>>>,
-        empty: SyncSender<Vec<Lexed<'s>>>,
+        full: Receiver<Vec<PackedTok>>,
+        empty: SyncSender<Vec<PackedTok>>,
     },
 }
 
@@ -48,41 +57,84 @@ impl<'s> LexedTokens<'s> {
     /// Lexes `src` on the calling thread.
     pub fn inline(src: &'s str) -> Self {
         LexedTokens {
+            src,
+            batch: Vec::new(),
+            next: 0,
             source: Source::Inline(NameLexer::new(src)),
         }
     }
-}
 
-impl<'s> Iterator for LexedTokens<'s> {
-    type Item = Lexed<'s>;
+    /// The source text the tokens are spans of.
+    pub fn src(&self) -> &'s str {
+        self.src
+    }
 
+    /// The next token; `None` at the end of the input.
     #[inline]
-    fn next(&mut self) -> Option<Lexed<'s>> {
-        match &mut self.source {
-            Source::Inline(lex) => lex.next(),
-            Source::Ahead {
-                batch,
-                next,
-                full,
-                empty,
-            } => {
-                if *next == batch.len() {
-                    let mut fresh = full.recv().ok()?;
-                    std::mem::swap(batch, &mut fresh);
-                    fresh.clear();
-                    // The lexer may have finished and gone; a lost buffer is harmless.
-                    let _ = empty.try_send(fresh);
-                    *next = 0;
-                    if batch.is_empty() {
-                        return None;
-                    }
-                }
-                let t = batch[*next];
-                *next += 1;
-                Some(t)
-            }
+    pub fn next_tok(&mut self) -> Option<PackedTok> {
+        match self.next_buffered() {
+            Some(t) => Some(t),
+            None => self.refill(),
         }
     }
+
+    /// The next token of the current batch; `None` when the batch is used up (then
+    /// [`LexedTokens::next_tok`] fetches the next batch).
+    #[inline]
+    pub fn next_buffered(&mut self) -> Option<PackedTok> {
+        let t = *self.batch.get(self.next)?;
+        self.next += 1;
+        Some(t)
+    }
+
+    /// Replaces the used-up batch with the next one and returns its first token.
+    #[inline(never)]
+    fn refill(&mut self) -> Option<PackedTok> {
+        match &mut self.source {
+            Source::Inline(lex) => {
+                // Never more slots than bytes: a tiny input costs no 64 KiB batch.
+                fill_batch(lex, &mut self.batch, BATCH.min(self.src.len() + 1));
+            }
+            Source::Ahead { full, empty } => {
+                // The lexer hangs up after its last batch.
+                let fresh = full.recv().ok()?;
+                let used = std::mem::replace(&mut self.batch, fresh);
+                // The lexer may have finished and gone; a lost buffer is harmless.
+                if used.capacity() > 0 {
+                    let _ = empty.try_send(used);
+                }
+            }
+        }
+        self.next = 0;
+        let t = *self.batch.first()?;
+        self.next = 1;
+        Some(t)
+    }
+}
+
+impl Iterator for LexedTokens<'_> {
+    type Item = PackedTok;
+
+    #[inline]
+    fn next(&mut self) -> Option<PackedTok> {
+        self.next_tok()
+    }
+}
+
+/// Refills `batch` with up to `size` tokens of `lex` (fewer only at the end of the
+/// input). The slots are written in place: a recycled batch keeps its length, so only
+/// a fresh one is initialised first, and the loop does no capacity checks.
+fn fill_batch(lex: &mut NameLexer<'_>, batch: &mut Vec<PackedTok>, size: usize) {
+    batch.resize(size, PackedTok::new(TokKind::Error, 0, 0));
+    let mut filled = 0;
+    for slot in &mut batch[..size] {
+        match lex.next_packed() {
+            Some(t) => *slot = t,
+            None => break,
+        }
+        filled += 1;
+    }
+    batch.truncate(filled);
 }
 
 /// Runs `f` over the tokens of `src`, lexing on a scoped helper thread when `src` is at
@@ -97,8 +149,8 @@ pub fn with_tokens<'s, R>(
         return f(LexedTokens::inline(src));
     }
     std::thread::scope(|scope| {
-        let (full_tx, full_rx) = sync_channel::<Vec<Lexed<'s>>>(IN_FLIGHT);
-        let (empty_tx, empty_rx) = sync_channel::<Vec<Lexed<'s>>>(IN_FLIGHT + 2);
+        let (full_tx, full_rx) = sync_channel::<Vec<PackedTok>>(IN_FLIGHT);
+        let (empty_tx, empty_rx) = sync_channel::<Vec<PackedTok>>(IN_FLIGHT + 2);
         let spawned = std::thread::Builder::new()
             .name("xir-lex".into())
             .spawn_scoped(scope, move || lex_batches(src, full_tx, empty_rx));
@@ -107,9 +159,10 @@ pub fn with_tokens<'s, R>(
             return f(LexedTokens::inline(src));
         }
         let tokens = LexedTokens {
+            src,
+            batch: Vec::new(),
+            next: 0,
             source: Source::Ahead {
-                batch: Vec::new(),
-                next: 0,
                 full: full_rx,
                 empty: empty_tx,
             },
@@ -120,31 +173,18 @@ pub fn with_tokens<'s, R>(
     })
 }
 
-/// The helper thread: fills batches until the input ends (then sends one empty batch)
-/// or the parser hangs up.
-fn lex_batches<'s>(
-    src: &'s str,
-    full: SyncSender<Vec<Lexed<'s>>>,
-    empty: Receiver<Vec<Lexed<'s>>>,
-) {
+/// The helper thread: fills batches until the input ends or the parser hangs up. The
+/// end of the input is the end of the channel: the last batch is the one before this
+/// thread drops its sender.
+fn lex_batches(src: &str, full: SyncSender<Vec<PackedTok>>, empty: Receiver<Vec<PackedTok>>) {
     let mut lex = NameLexer::new(src);
     loop {
         let mut batch = empty
             .try_recv()
             .unwrap_or_else(|_| Vec::with_capacity(BATCH));
-        while batch.len() < BATCH {
-            match lex.next() {
-                Some(t) => batch.push(t),
-                None => break,
-            }
-        }
+        fill_batch(&mut lex, &mut batch, BATCH);
         let last = batch.len() < BATCH;
-        if full.send(batch).is_err() {
-            return;
-        }
-        if last {
-            // A short batch was the end; an empty one tells the reader so.
-            let _ = full.send(Vec::new());
+        if batch.is_empty() || full.send(batch).is_err() || last {
             return;
         }
     }
@@ -167,8 +207,9 @@ mod tests {
 
     #[test]
     fn raw_names_follow_name_equals() {
-        let toks: Vec<_> = LexedTokens::inline("[name = my loop 1 , x = name]\nname = \"q\"")
-            .map(|(t, sp)| (t.unwrap(), sp.start, sp.end))
+        let src = "[name = my loop 1 , x = name]\nname = \"q\"";
+        let toks: Vec<_> = LexedTokens::inline(src)
+            .map(|t| (t.tok(src), t.start(), t.end()))
             .collect();
         assert_eq!(toks[3], (Tok::RawName("my loop 1"), 8, 17));
         assert_eq!(toks[4].0, Tok::Comma);
@@ -187,8 +228,13 @@ mod tests {
         let inline: Vec<_> = LexedTokens::inline(&src).collect();
         let ahead = with_tokens(&src, true, |t| t.collect::<Vec<_>>());
         assert!(inline.len() > 8 * BATCH);
-        assert!(inline.iter().any(|(t, _)| t.is_err()));
+        assert!(inline.iter().any(|t| t.kind() == TokKind::Error));
+        assert!(inline.iter().any(|t| t.kind() == TokKind::RawName));
         assert_eq!(inline, ahead);
+        // And they are the tokens the lalrpop stream reads.
+        let lalrpop: Vec<_> = NameLexer::new(&src).collect();
+        let unpacked: Vec<_> = ahead.iter().map(|t| t.lexed(&src)).collect();
+        assert_eq!(lalrpop, unpacked);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! `;` at bracket depth 0, turns lexical errors into [`Tok::Error`] tokens (so the
 //! grammar's statement-level recovery applies) and enforces the nesting limit.
 
+use super::packed_tok::{PackedTok, TokKind};
 use crate::diag::{Diagnostic, Span};
 use logos::Logos;
 use std::cell::Cell;
@@ -323,7 +324,9 @@ pub type Lexed<'s> = (Result<Tok<'s>, ()>, Span);
 /// The logos lexer plus the one context rule of the text format. Upstream prints names
 /// raw: after `name =`, everything up to the next `,`, `]` or end of line (trailing
 /// blanks trimmed) is one [`Tok::RawName`], unless it starts with `"` (then the string
-/// is lexed as usual). Both readers read their tokens from here.
+/// is lexed as usual). Both readers read their tokens from here: the fast reader as
+/// [`PackedTok`]s ([`NameLexer::next_packed`]), the lalrpop stream as [`Lexed`] tokens
+/// unpacked from those.
 #[derive(Clone)]
 pub struct NameLexer<'s> {
     lex: logos::Lexer<'s, Tok<'s>>,
@@ -348,7 +351,7 @@ impl<'s> NameLexer<'s> {
     /// After `name =`: consumes the raw name and returns it; `None` (nothing consumed)
     /// when the value is quoted or empty.
     #[cold]
-    fn raw_name(&mut self) -> Option<Lexed<'s>> {
+    fn raw_name(&mut self) -> Option<PackedTok> {
         let rem = self.lex.remainder();
         let lead = rem.len() - rem.trim_start_matches([' ', '\t']).len();
         let body = &rem[lead..];
@@ -359,7 +362,51 @@ impl<'s> NameLexer<'s> {
         let raw = body[..end].trim_end();
         let start = self.lex.span().end + lead;
         self.lex.bump(lead + end);
-        Some((Ok(Tok::RawName(raw)), Span::new(start, start + raw.len())))
+        Some(PackedTok::new(TokKind::RawName, start, start + raw.len()))
+    }
+
+    /// The next token, packed.
+    // Forced inlining only where optimised: in a debug build it would merge frames and
+    // deepen the stack the deep-nesting tests measure (`tests/parse_nesting.rs`).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
+    pub fn next_packed(&mut self) -> Option<PackedTok> {
+        if self.name_state == 2 {
+            self.name_state = 0;
+            if let Some(t) = self.raw_name() {
+                return Some(t);
+            }
+        }
+        let t = self.lex.next()?;
+        let r = self.lex.span();
+        // One dispatch on the token decides both its kind and the raw-name state.
+        let mut name_state = 0;
+        let kind = match t {
+            Ok(Tok::Ident(w)) => {
+                name_state = u8::from(w == "name");
+                TokKind::Ident
+            }
+            Ok(Tok::Eq) => {
+                if self.name_state == 1 {
+                    name_state = 2;
+                }
+                TokKind::Eq
+            }
+            Ok(Tok::Val(ValRef::Num(n))) => {
+                self.name_state = 0;
+                return Some(PackedTok::val_num(n, r.start, r.end));
+            }
+            Ok(t) => TokKind::of(&t).expect("the DFA lexes keywords as words"),
+            Err(()) => TokKind::Error,
+        };
+        self.name_state = name_state;
+        Some(PackedTok::new(kind, r.start, r.end))
+    }
+
+    /// The remaining tokens, packed.
+    pub fn packed(self) -> impl Iterator<Item = PackedTok> + 's {
+        let mut lex = self;
+        std::iter::from_fn(move || lex.next_packed())
     }
 }
 
@@ -368,21 +415,8 @@ impl<'s> Iterator for NameLexer<'s> {
 
     #[inline]
     fn next(&mut self) -> Option<Lexed<'s>> {
-        if self.name_state == 2 {
-            self.name_state = 0;
-            if let Some(t) = self.raw_name() {
-                return Some(t);
-            }
-        }
-        let t = self.lex.next()?;
-        self.name_state = match t {
-            Ok(Tok::Ident(w)) => u8::from(w == "name"),
-            Ok(Tok::Eq) if self.name_state == 1 => 2,
-            _ => 0,
-        };
-        // `parse_module` rejects inputs of 4 GiB or more, so offsets fit in u32.
-        let r = self.lex.span();
-        Some((t, Span::new(r.start, r.end)))
+        let t = self.next_packed()?;
+        Some(t.lexed(self.lex.source()))
     }
 }
 

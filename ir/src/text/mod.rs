@@ -14,6 +14,7 @@ pub mod lexer;
 mod literal;
 mod meta;
 pub(crate) mod numbering;
+pub mod packed_tok;
 mod parse;
 pub mod print;
 mod print_inst;

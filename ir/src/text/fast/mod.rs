@@ -11,6 +11,11 @@
 //! ([`GiveUp`]) and [`parse_module`](super::parse_module) re-reads the whole input with
 //! the lalrpop grammar, the single owner of diagnostics and error recovery. The
 //! recursion depth is bounded by the bracket depth, so a small stack suffices.
+//!
+//! The tokens arrive as [`PackedTok`]s from [`lex_ahead`](super::lex_ahead) and stay
+//! packed until a rule takes one ([`Toks`]): the loading of the next token is a small
+//! out-of-line function, and each rule's inlined `next`/`expect` builds only the part of
+//! a [`Tok`] the rule uses (nothing, for punctuation whose span is all that matters).
 
 mod body;
 mod items;
@@ -18,6 +23,7 @@ mod items;
 use super::ctx::{Ctx, Stmt};
 use super::lex_ahead::{LexedTokens, with_tokens};
 use super::lexer::{Progress, Tok, ValRef, keyword};
+use super::packed_tok::{PackedTok, TokKind};
 use crate::diag::Span;
 use crate::module::Module;
 use crate::source_map::SourceMap;
@@ -51,11 +57,17 @@ pub struct T<'s> {
 /// raw-name rule, lexed on a helper thread for large inputs) and the rules of the
 /// lalrpop token stream about brackets (depth, the end of an item at a `;` at depth 0).
 /// The next token is always loaded (`cur`); end of input and lexical errors load
-/// [`Tok::Error`], which no rule accepts.
+/// [`TokKind::Error`], which no rule accepts.
+///
+/// `cur` stays packed: kind tests read one byte, and a [`Tok`] is built (its payload
+/// sliced from the source) only for the token a rule consumes or peeks at. Copying a
+/// 40-byte [`T`] in and out of `cur` for every token, as this did before, made the
+/// reader stall on store-to-load forwarding.
 pub struct Toks<'s> {
     lex: LexedTokens<'s>,
+    src: &'s str,
     /// The next token.
-    cur: T<'s>,
+    cur: PackedTok,
     depth: usize,
     /// A `;` at depth 0 was consumed: the lalrpop stream ends the item there.
     item_done: bool,
@@ -63,21 +75,18 @@ pub struct Toks<'s> {
     bad: bool,
 }
 
-/// Whether two tokens are of the same kind (payloads ignored).
+/// Whether the next token `cur` is of `tok`'s kind (payloads ignored).
 #[inline]
-fn same(a: &Tok<'_>, b: &Tok<'_>) -> bool {
-    std::mem::discriminant(a) == std::mem::discriminant(b)
+fn same(cur: TokKind, tok: &Tok<'_>) -> bool {
+    TokKind::of(tok) == Some(cur)
 }
 
 impl<'s> Toks<'s> {
     fn new(lex: LexedTokens<'s>) -> Self {
         let mut t = Self {
+            src: lex.src(),
             lex,
-            cur: T {
-                tok: Tok::Error,
-                l: 0,
-                r: 0,
-            },
+            cur: PackedTok::new(TokKind::Error, 0, 0),
             depth: 0,
             item_done: false,
             bad: false,
@@ -86,45 +95,55 @@ impl<'s> Toks<'s> {
         t
     }
 
-    /// Lexes the next token into `cur`.
-    #[inline]
+    /// Lexes the next token into `cur`. Out of line and without calls on its hot path,
+    /// so that each rule's inlined [`Toks::next`] stays small.
+    #[inline(never)]
     fn load(&mut self) {
-        let (tok, span) = match self.lex.next() {
-            Some((Ok(t), span)) => (t, span),
-            None => (Tok::Error, Span::new(self.cur.r, self.cur.r)),
-            Some((Err(()), span)) => {
-                self.bad = true;
-                (Tok::Error, span)
-            }
-        };
-        self.cur = T {
-            tok,
-            l: span.start as usize,
-            r: span.end as usize,
-        };
-        match tok {
-            Tok::LBrace | Tok::LParen | Tok::LBracket | Tok::Lt => {
-                self.depth += 1;
-                if self.depth > FAST_MAX_DEPTH {
-                    self.bad = true;
-                    self.cur.tok = Tok::Error;
-                }
-            }
-            Tok::RBrace | Tok::RParen | Tok::RBracket | Tok::Gt => {
-                self.depth = self.depth.saturating_sub(1);
-            }
-            _ => {}
+        match self.lex.next_buffered() {
+            Some(t) => self.set_cur(t),
+            None => self.load_next_batch(),
         }
     }
 
-    /// Consumes and returns the next token.
-    #[inline]
-    pub fn next(&mut self) -> R<T<'s>> {
+    #[cold]
+    #[inline(never)]
+    fn load_next_batch(&mut self) {
+        match self.lex.next_tok() {
+            Some(t) => self.set_cur(t),
+            None => {
+                let end = self.cur.end() as usize;
+                self.cur = PackedTok::new(TokKind::Error, end, end);
+            }
+        }
+    }
+
+    /// Makes `t` the next token, following the bracket depth.
+    #[inline(always)]
+    fn set_cur(&mut self, mut t: PackedTok) {
+        let kind = t.kind();
+        if kind.opens() {
+            self.depth += 1;
+            if self.depth > FAST_MAX_DEPTH {
+                self.bad = true;
+                t = t.with_kind(TokKind::Error);
+            }
+        } else if kind.closes() {
+            self.depth = self.depth.saturating_sub(1);
+        } else if kind == TokKind::Error {
+            self.bad = true;
+        }
+        self.cur = t;
+    }
+
+    /// Consumes the next token, returning it packed.
+    #[inline(always)]
+    fn bump(&mut self) -> R<PackedTok> {
         let t = self.cur;
-        if self.item_done || matches!(t.tok, Tok::Error) {
+        let kind = t.kind();
+        if self.item_done || kind == TokKind::Error {
             return Err(GiveUp);
         }
-        if matches!(t.tok, Tok::Semi) && self.depth == 0 {
+        if kind == TokKind::Semi && self.depth == 0 {
             // The lalrpop stream ends the item after this `;`; reading on would diverge.
             self.item_done = true;
         }
@@ -132,38 +151,50 @@ impl<'s> Toks<'s> {
         Ok(t)
     }
 
+    /// Consumes and returns the next token. The [`Tok`] is built from the packed token
+    /// after the fact, so where a rule uses only the span it is never built.
+    #[inline(always)]
+    pub fn next(&mut self) -> R<T<'s>> {
+        let t = self.bump()?;
+        Ok(T {
+            tok: t.tok(self.src),
+            l: t.start() as usize,
+            r: t.end() as usize,
+        })
+    }
+
     /// The next token without consuming it.
-    #[inline]
+    #[inline(always)]
     pub fn peek(&mut self) -> R<Tok<'s>> {
-        Ok(self.cur.tok)
+        Ok(self.cur.tok(self.src))
     }
 
     /// Consumes the next token if it is of `tok`'s kind.
-    #[inline]
+    #[inline(always)]
     pub fn eat(&mut self, tok: Tok<'s>) -> R<Option<T<'s>>> {
-        if same(&self.cur.tok, &tok) {
+        if same(self.cur.kind(), &tok) {
             return self.next().map(Some);
         }
         Ok(None)
     }
 
     /// Consumes a token of `tok`'s kind or gives up.
-    #[inline]
+    #[inline(always)]
     pub fn expect(&mut self, tok: Tok<'s>) -> R<T<'s>> {
-        if same(&self.cur.tok, &tok) {
+        if same(self.cur.kind(), &tok) {
             return self.next();
         }
         Err(GiveUp)
     }
 
     /// Whether the next token is the keyword `kw`.
-    #[inline]
+    #[inline(always)]
     pub fn at_kw(&mut self, kw: &str) -> R<bool> {
-        Ok(matches!(self.cur.tok, Tok::Ident(w) if w == kw))
+        Ok(self.cur.kind() == TokKind::Ident && self.cur.text(self.src) == kw)
     }
 
     /// Consumes the keyword `kw` or gives up.
-    #[inline]
+    #[inline(always)]
     pub fn kw(&mut self, kw: &str) -> R<T<'s>> {
         if self.at_kw(kw)? {
             return self.next();
@@ -181,61 +212,50 @@ impl<'s> Toks<'s> {
         }
     }
 
+    /// The text of the next token if it is of `kind`, consumed (`Sp<…>` of a word,
+    /// number or string).
+    #[inline(always)]
+    fn text_of(&mut self, kind: TokKind) -> R<(&'s str, Span)> {
+        if self.cur.kind() != kind {
+            return Err(GiveUp);
+        }
+        let t = self.bump()?;
+        Ok((t.text(self.src), t.span()))
+    }
+
     /// A word where the grammar wants a non-keyword `Sp<Ident>` but the action looks the
     /// word up in a table without keywords (op names, type names; checked by the test
     /// `no_table_word_is_a_keyword`), so a keyword fails there with a diagnostic and the
     /// keyword lookup can be skipped.
-    #[inline]
+    #[inline(always)]
     pub fn word(&mut self) -> R<(&'s str, Span)> {
-        match self.cur.tok {
-            Tok::Ident(w) => {
-                let t = self.next()?;
-                Ok((w, Span::new(t.l, t.r)))
-            }
-            _ => Err(GiveUp),
-        }
+        self.text_of(TokKind::Ident)
     }
 
     /// A `%…` reference (`Sp<Val>`).
-    #[inline]
+    #[inline(always)]
     pub fn val(&mut self) -> R<(ValRef<'s>, Span)> {
-        match self.cur.tok {
-            Tok::Val(v) => {
-                let t = self.next()?;
-                Ok((v, Span::new(t.l, t.r)))
-            }
-            _ => Err(GiveUp),
-        }
+        let v = self.cur.val_ref(self.src).ok_or(GiveUp)?;
+        let t = self.bump()?;
+        Ok((v, t.span()))
     }
 
     /// A number (`Sp<Num>`).
-    #[inline]
+    #[inline(always)]
     pub fn num(&mut self) -> R<(&'s str, Span)> {
-        match self.cur.tok {
-            Tok::Num(w) => {
-                let t = self.next()?;
-                Ok((w, Span::new(t.l, t.r)))
-            }
-            _ => Err(GiveUp),
-        }
+        self.text_of(TokKind::Num)
     }
 
     /// A string literal (`Sp<Str>`).
-    #[inline]
+    #[inline(always)]
     pub fn str(&mut self) -> R<(&'s str, Span)> {
-        match self.cur.tok {
-            Tok::Str(w) => {
-                let t = self.next()?;
-                Ok((w, Span::new(t.l, t.r)))
-            }
-            _ => Err(GiveUp),
-        }
+        self.text_of(TokKind::Str)
     }
 
     /// Start offset of the next token.
     #[inline]
     pub fn peek_l(&mut self) -> R<usize> {
-        Ok(self.cur.l)
+        Ok(self.cur.start() as usize)
     }
 
     /// Starts the next item: `Ok(false)` at the end of the input.
@@ -245,7 +265,7 @@ impl<'s> Toks<'s> {
         if self.bad {
             return Err(GiveUp);
         }
-        Ok(!matches!(self.cur.tok, Tok::Error))
+        Ok(self.cur.kind() != TokKind::Error)
     }
 }
 
