@@ -184,10 +184,15 @@ impl<K: EntityRef, V: Clone> SecondaryMap<K, V> {
     #[inline]
     pub fn set(&mut self, k: K, v: V) {
         let i = k.index();
-        if i >= self.elems.len() {
-            self.elems.resize(i + 1, self.default.clone());
+        if let Some(slot) = self.elems.get_mut(i) {
+            *slot = v;
+        } else if i == self.elems.len() {
+            // The common case when filling slots in order: one push.
+            self.elems.push(v);
+        } else {
+            self.elems.resize(i, self.default.clone());
+            self.elems.push(v);
         }
-        self.elems[i] = v;
     }
     /// Mutable access to slot `k`, growing the map if needed.
     #[inline]

@@ -8,7 +8,7 @@ use super::items::Sp;
 use crate::diag::{Diagnostic, Span};
 use crate::inst::{
     CoroAttrValue, CoroExtension, CoroExtensionItem, CoroExtensionKind, CoroSuspendData, InstData,
-    InstKind,
+    InstId, InstKind,
 };
 use crate::metadata::MetadataList;
 use crate::op::*;
@@ -44,9 +44,22 @@ pub enum ExtItem {
 pub type Case<'s> = (Sp<'s>, BArg);
 
 impl<'s> Ctx<'s> {
-    /// The `;` of an instruction: builds it and places it in the current block.
+    /// The `;` of an instruction (the grammar's action): builds it from the body the
+    /// `Body` action left in `ctx.body` and places it in the current block.
     pub fn finish_inst(&mut self, md: Option<MetadataList>, head: Head<'s>, end: usize) {
         let body = self.body.take().unwrap_or_else(Body::err);
+        self.finish_inst_body(md, head, body, end);
+    }
+
+    /// [`Self::finish_inst`] with the body passed directly (the fast reader's way).
+    #[inline]
+    pub fn finish_inst_body(
+        &mut self,
+        md: Option<MetadataList>,
+        head: Head<'s>,
+        body: Body,
+        end: usize,
+    ) {
         self.stmt = Stmt::None;
         let span = Span::new(head.id_span.start as usize, end);
         let ty = match head.ty {
@@ -55,7 +68,10 @@ impl<'s> Ctx<'s> {
         };
         let labels = self.pending_labels.take();
         let data = InstData {
-            kind: body.kind.unwrap_or(InstKind::Clock),
+            kind: match body.kind {
+                Some(k) => k,
+                None => InstKind::Clock,
+            },
             ty,
             operands: body.ops,
             block: None,
@@ -64,6 +80,16 @@ impl<'s> Ctx<'s> {
         let Some(i) = self.place_inst(&head, data, span) else {
             return;
         };
+        if labels.is_none() && self.unresolved_undefs == 0 {
+            return;
+        }
+        self.note_inst_fixups(i, labels, span.start);
+    }
+
+    /// Records what the end of the module fixes in instruction `i`: its switch labels
+    /// and its operands that are undefined-value placeholders.
+    #[inline(never)]
+    fn note_inst_fixups(&mut self, i: InstId, labels: Option<Vec<(i128, Span)>>, pos: u32) {
         let Some(fs) = self.func.as_mut() else { return };
         let f = fs.id;
         if let Some(labels) = labels {
@@ -78,7 +104,7 @@ impl<'s> Ctx<'s> {
                         inst: i,
                         index: k as u32,
                         undef: u,
-                        pos: span.start,
+                        pos,
                     });
                 }
             }

@@ -397,6 +397,7 @@ impl<'s> Ctx<'s> {
             block_defined: Vec::new(),
             switch_fixes: Vec::new(),
             body_set: false,
+            placed: std::mem::take(&mut self.placed_spare),
         });
     }
 
