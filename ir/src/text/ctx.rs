@@ -221,11 +221,19 @@ pub struct Body {
 }
 
 impl Body {
-    /// A body built from parts.
-    pub fn new(kind: InstKind, ops: impl IntoIterator<Item = Value>) -> Self {
+    /// A body with the operands `ops` (written as an array).
+    #[inline]
+    pub fn new<const N: usize>(kind: InstKind, ops: [Value; N]) -> Self {
         Self {
             kind: Some(kind),
-            ops: ops.into_iter().collect(),
+            ops: ops_from(&ops),
+        }
+    }
+    /// A body with an operand list built elsewhere.
+    pub fn with_ops(kind: InstKind, ops: smallvec::SmallVec<[Value; 3]>) -> Self {
+        Self {
+            kind: Some(kind),
+            ops,
         }
     }
     /// A failed body.
@@ -235,6 +243,17 @@ impl Body {
             ops: Default::default(),
         }
     }
+}
+
+/// An operand list holding `vals`: up to three inline without a loop.
+#[inline]
+pub fn ops_from(vals: &[Value]) -> smallvec::SmallVec<[Value; 3]> {
+    if vals.len() <= 3 {
+        let mut buf = [err_value(); 3];
+        buf[..vals.len()].copy_from_slice(vals);
+        return smallvec::SmallVec::from_buf_and_len(buf, vals.len());
+    }
+    smallvec::SmallVec::from_slice(vals)
 }
 
 /// Arguments of one generic type.

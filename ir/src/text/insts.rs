@@ -310,7 +310,7 @@ impl<'s> Ctx<'s> {
             data.extensions.push(e);
             ops.extend(vals);
         }
-        Body::new(InstKind::CoroSuspend(Box::new(data)), ops)
+        Body::with_ops(InstKind::CoroSuspend(Box::new(data)), ops)
     }
 
     /// `, export "name"=%v`.
@@ -464,7 +464,7 @@ impl<'s> Ctx<'s> {
             token,
             has_frame: frame.is_some(),
         };
-        Body::new(kind, frame)
+        Body::with_ops(kind, frame.into_iter().collect())
     }
 
     /// One `(%v, %b)` of a phi (values go to `ops`, blocks to `phi_blocks`).
@@ -548,7 +548,7 @@ impl<'s> Ctx<'s> {
             AtomicOp::ALL,
             AtomicOp::name,
         ) {
-            Some(op) => Body::new(InstKind::Atomic(op), ops),
+            Some(op) => Body::with_ops(InstKind::Atomic(op), ops),
             None => Body::err(),
         }
     }
@@ -576,7 +576,7 @@ impl<'s> Ctx<'s> {
         match ArithmeticOp::from_name(w.0) {
             Some(op) => Body {
                 kind: Some(InstKind::Arithmetic(op)),
-                ops: Ops::from_slice(ops),
+                ops: super::ctx::ops_from(ops),
             },
             None => self.b_arith(w, false),
         }
@@ -602,7 +602,7 @@ impl<'s> Ctx<'s> {
             ThreadGroupOp::ALL,
             ThreadGroupOp::name,
         ) {
-            Some(op) => Body::new(InstKind::ThreadGroup(op), ops),
+            Some(op) => Body::with_ops(InstKind::ThreadGroup(op), ops),
             None => Body::err(),
         }
     }
@@ -735,7 +735,7 @@ impl<'s> Ctx<'s> {
     pub fn b_print(&mut self, fmt: Sp<'s>, has: bool) -> Body {
         let ops = self.take_ops(has);
         match self.unescape(fmt) {
-            Some(format) => Body::new(InstKind::Print { format }, ops),
+            Some(format) => Body::with_ops(InstKind::Print { format }, ops),
             None => Body::err(),
         }
     }
@@ -759,7 +759,7 @@ impl<'s> Ctx<'s> {
                 v
             }
         };
-        Body::new(InstKind::DebugBreak { callback }, ops)
+        Body::with_ops(InstKind::DebugBreak { callback }, ops)
     }
 
     /// `assert|assume ["msg"] %c`.
