@@ -82,6 +82,10 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
             _key: PhantomData,
         }
     }
+    /// Makes room for `n` more entities.
+    pub fn reserve(&mut self, n: usize) {
+        self.elems.reserve(n);
+    }
     /// Adds an entity and returns its handle.
     #[inline]
     pub fn push(&mut self, v: V) -> K {
@@ -183,6 +187,10 @@ impl<K: EntityRef, V: Clone> SecondaryMap<K, V> {
             default,
             _key: PhantomData,
         }
+    }
+    /// Makes room for `n` more slots (reads are unchanged).
+    pub fn reserve(&mut self, n: usize) {
+        self.elems.reserve(n);
     }
     /// The value at `k` (or the default).
     #[inline]

@@ -404,6 +404,9 @@ pub struct Ctx<'s> {
     pub switch_fixes: Vec<(FuncId, SwitchFix)>,
     /// The emptied [`FuncState::placed`] of the last function, reused by the next.
     pub placed_spare: Vec<(BlockId, InstId)>,
+    /// Instruction-arena length of the last function ended with instructions (a capacity
+    /// guess for the next).
+    pub last_inst_count: usize,
 }
 
 impl<'s> Ctx<'s> {
@@ -440,6 +443,7 @@ impl<'s> Ctx<'s> {
             targs: Vec::new(),
             scalar_cache: [None; 16],
             placed_spare: Vec::new(),
+            last_inst_count: 0,
         }
     }
 

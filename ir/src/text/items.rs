@@ -390,6 +390,14 @@ impl<'s> Ctx<'s> {
         self.func_defined[f.index()] = true;
         self.module.func_order.push(f);
         self.map.funcs.get_mut(f).header = span;
+        // Room for as many instructions as the previous function had: consecutive
+        // functions are often alike, and the slack is dropped at the function's end.
+        self.module.functions[f].insts.reserve(self.last_inst_count);
+        self.map
+            .funcs
+            .get_mut(f)
+            .insts
+            .reserve(self.last_inst_count);
         self.func = Some(FuncState {
             id: f,
             pending_insts: Vec::new(),

@@ -85,6 +85,9 @@ impl<'s> Ctx<'s> {
     fn shrink_function(&mut self, f: FuncId) {
         // In place (a shrinking realloc): no second copy, no per-instruction clone.
         let func = &mut self.module.functions[f];
+        if !func.insts.is_empty() {
+            self.last_inst_count = func.insts.len();
+        }
         func.insts.shrink_to_fit();
         func.blocks.shrink_to_fit();
         let spans = self.map.funcs.get_mut(f);
