@@ -404,9 +404,18 @@ pub struct Ctx<'s> {
     pub switch_fixes: Vec<(FuncId, SwitchFix)>,
     /// The emptied [`FuncState::placed`] of the last function, reused by the next.
     pub placed_spare: Vec<(BlockId, InstId)>,
-    /// Instruction-arena length of the last function ended with instructions (a capacity
-    /// guess for the next).
-    pub last_inst_count: usize,
+    /// Arena lengths of the last function ended with instructions (a capacity guess for
+    /// the next).
+    pub last_sizes: FuncSizes,
+}
+
+/// How many instructions and blocks a function's arenas hold.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct FuncSizes {
+    /// Instruction-arena length.
+    pub insts: usize,
+    /// Block-arena length.
+    pub blocks: usize,
 }
 
 impl<'s> Ctx<'s> {
@@ -443,7 +452,7 @@ impl<'s> Ctx<'s> {
             targs: Vec::new(),
             scalar_cache: [None; 16],
             placed_spare: Vec::new(),
-            last_inst_count: 0,
+            last_sizes: FuncSizes::default(),
         }
     }
 

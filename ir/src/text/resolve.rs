@@ -4,7 +4,7 @@
 //! width, and `%N.undefined` values without a declaration get their type from
 //! [`infer_operand_type`] at their first use in text order.
 
-use super::ctx::{Ctx, GlobalPending, Key, Slot, SwitchFix};
+use super::ctx::{Ctx, FuncSizes, GlobalPending, Key, Slot, SwitchFix};
 use crate::diag::{Diagnostic, Span};
 use crate::entity::EntityRef;
 use crate::inst::{InstId, InstKind};
@@ -80,18 +80,23 @@ impl<'s> Ctx<'s> {
         }
     }
 
-    /// Drops the growth slack of a finished function's arenas: up to half of a large
-    /// module's memory otherwise.
+    /// Drops the growth slack of a finished function's arenas (up to half of a large
+    /// module's memory otherwise) and notes their lengths for the next function.
     fn shrink_function(&mut self, f: FuncId) {
         // In place (a shrinking realloc): no second copy, no per-instruction clone.
         let func = &mut self.module.functions[f];
         if !func.insts.is_empty() {
-            self.last_inst_count = func.insts.len();
+            self.last_sizes = FuncSizes {
+                insts: func.insts.len(),
+                blocks: func.blocks.len(),
+            };
         }
         func.insts.shrink_to_fit();
         func.blocks.shrink_to_fit();
+        func.block_order.shrink_to_fit();
         let spans = self.map.funcs.get_mut(f);
         spans.insts.shrink_to_fit();
+        spans.blocks.shrink_to_fit();
     }
 
     /// Module-level resolution after the last item.
