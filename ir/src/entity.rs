@@ -14,27 +14,35 @@ pub trait EntityRef: Copy + Eq + std::hash::Hash + Ord + std::fmt::Debug {
     fn index(self) -> usize;
 }
 
-/// Declares a `Copy` 4-byte handle type implementing [`EntityRef`].
+/// Declares a `Copy` 4-byte handle type implementing [`EntityRef`]. It stores the index
+/// plus one in a `NonZeroU32`, so an `Option` of it is 4 bytes too (an `InstData` has
+/// two); order and hash are those of the index.
 #[macro_export]
 macro_rules! define_entity {
     ($(#[$meta:meta])* $vis:vis struct $name:ident; debug_prefix = $prefix:literal;) => {
         $(#[$meta])*
-        #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        $vis struct $name(u32);
+        #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord)]
+        $vis struct $name(core::num::NonZeroU32);
         impl $crate::entity::EntityRef for $name {
             #[inline]
             fn new(index: usize) -> Self {
                 debug_assert!(index < u32::MAX as usize);
-                $name(index as u32)
+                $name(core::num::NonZeroU32::MIN.saturating_add(index as u32))
             }
             #[inline]
             fn index(self) -> usize {
-                self.0 as usize
+                (self.0.get() - 1) as usize
+            }
+        }
+        impl core::hash::Hash for $name {
+            #[inline]
+            fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+                core::hash::Hash::hash(&(self.0.get() - 1), state)
             }
         }
         impl core::fmt::Debug for $name {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
+                write!(f, concat!($prefix, "{}"), self.0.get() - 1)
             }
         }
     };
@@ -74,7 +82,12 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
             _key: PhantomData,
         }
     }
+    /// Makes room for `n` more entities.
+    pub fn reserve(&mut self, n: usize) {
+        self.elems.reserve(n);
+    }
     /// Adds an entity and returns its handle.
+    #[inline]
     pub fn push(&mut self, v: V) -> K {
         let k = K::new(self.elems.len());
         self.elems.push(v);
@@ -175,6 +188,10 @@ impl<K: EntityRef, V: Clone> SecondaryMap<K, V> {
             _key: PhantomData,
         }
     }
+    /// Makes room for `n` more slots (reads are unchanged).
+    pub fn reserve(&mut self, n: usize) {
+        self.elems.reserve(n);
+    }
     /// The value at `k` (or the default).
     #[inline]
     pub fn get(&self, k: K) -> &V {
@@ -184,10 +201,15 @@ impl<K: EntityRef, V: Clone> SecondaryMap<K, V> {
     #[inline]
     pub fn set(&mut self, k: K, v: V) {
         let i = k.index();
-        if i >= self.elems.len() {
-            self.elems.resize(i + 1, self.default.clone());
+        if let Some(slot) = self.elems.get_mut(i) {
+            *slot = v;
+        } else if i == self.elems.len() {
+            // The common case when filling slots in order: one push.
+            self.elems.push(v);
+        } else {
+            self.elems.resize(i, self.default.clone());
+            self.elems.push(v);
         }
-        self.elems[i] = v;
     }
     /// Mutable access to slot `k`, growing the map if needed.
     #[inline]
@@ -242,5 +264,22 @@ mod tests {
         assert_eq!(s[b], 7);
         assert_eq!(s[a], 0);
         assert_eq!(m.keys().collect::<Vec<_>>(), vec![a, b]);
+    }
+
+    #[test]
+    fn handles_keep_index_order_and_option_is_free() {
+        let (a, b) = (E::new(0), E::new(7));
+        assert!(a < b);
+        assert_eq!((a.index(), b.index()), (0, 7));
+        assert_eq!(format!("{a:?}"), "e0");
+        assert_eq!(std::mem::size_of::<Option<E>>(), 4);
+        let h = |x: &dyn Fn(&mut rustc_hash::FxHasher)| {
+            use std::hash::Hasher;
+            let mut s = rustc_hash::FxHasher::default();
+            x(&mut s);
+            s.finish()
+        };
+        use std::hash::Hash;
+        assert_eq!(h(&|s| b.hash(s)), h(&|s| 7u32.hash(s)));
     }
 }

@@ -623,3 +623,17 @@ impl InstData {
 pub fn inst_index(i: InstId) -> usize {
     i.index()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every instruction of a parsed module is one `InstData`: its size is memory traffic
+    /// and page faults per instruction (the text benchmarks' peak-memory budget).
+    #[test]
+    fn instruction_sizes() {
+        assert_eq!(std::mem::size_of::<InstKind>(), 32);
+        assert_eq!(std::mem::size_of::<InstData>(), 96);
+        assert_eq!(std::mem::size_of::<Option<BlockId>>(), 4);
+    }
+}

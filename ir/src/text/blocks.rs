@@ -1,7 +1,7 @@
 //! Grammar actions that define blocks and place instructions, and the poisoning of
 //! labels skipped by error recovery.
 
-use super::ctx::{BArg, Ctx, Head, Open, Slot};
+use super::ctx::{BArg, Ctx, Head, Key, Open, Slot};
 use super::lexer::{Tok, ValRef};
 use crate::diag::Span;
 use crate::entity::EntityRef;
@@ -112,7 +112,35 @@ impl<'s> Ctx<'s> {
     // ----- instruction definitions -------------------------------------------------
 
     /// Creates or fills in the instruction labelled by `head` in the current block.
+    #[inline]
     pub fn place_inst(&mut self, head: &Head<'s>, data: InstData, span: Span) -> Option<InstId> {
+        // The common case inline: a new `%N` in a block of the current function.
+        if let (ValRef::Num(n), Some(b)) = (head.id, self.cur_block)
+            && let Some(slot) = self.syms.get_dense(n)
+            && (slot == Slot::Empty || self.foreign(slot))
+            && let Some(fs) = self.func.as_mut()
+        {
+            let fid = fs.id;
+            let i = self.module.functions[fid].insts.push(InstData {
+                block: Some(b),
+                ..data
+            });
+            self.syms.set(Key::Num(n), Slot::Inst(fid, i));
+            fs.placed.push((b, i));
+            self.map.funcs.get_mut(fid).insts.set(i, span);
+            return Some(i);
+        }
+        self.place_inst_general(head, data, span)
+    }
+
+    /// [`Self::place_inst`] for every case (its inline part handles the common one).
+    #[inline(never)]
+    fn place_inst_general(
+        &mut self,
+        head: &Head<'s>,
+        data: InstData,
+        span: Span,
+    ) -> Option<InstId> {
         let fid = self.fid()?;
         let Some(b) = self.cur_block else {
             self.error("instruction outside of a block", span);
@@ -145,9 +173,10 @@ impl<'s> Ctx<'s> {
                 return None;
             }
         };
-        let func = &mut self.module.functions[fid];
-        func.insts[i].block = Some(b);
-        func.blocks[b].insts.push(i);
+        self.module.functions[fid].insts[i].block = Some(b);
+        if let Some(fs) = self.func.as_mut() {
+            fs.placed.push((b, i));
+        }
         self.map.funcs.get_mut(fid).insts.set(i, span);
         Some(i)
     }

@@ -94,14 +94,28 @@ pub struct SymTab<'s> {
 }
 
 impl<'s> SymTab<'s> {
+    /// The binding of `%n` when the dense part holds it.
+    #[inline]
+    pub fn get_dense(&self, n: u32) -> Option<Slot> {
+        self.dense.get(n as usize).copied()
+    }
+
     /// The binding of `k`.
     #[inline]
     pub fn get(&self, k: Key<'s>) -> Slot {
+        if let Key::Num(n) = k
+            && let Some(s) = self.dense.get(n as usize)
+        {
+            return *s;
+        }
+        self.get_outside_dense(k)
+    }
+
+    /// [`Self::get`] for a key the dense part does not hold.
+    #[inline(never)]
+    fn get_outside_dense(&self, k: Key<'s>) -> Slot {
         match k {
-            Key::Num(n) => match self.dense.get(n as usize) {
-                Some(s) => *s,
-                None => self.sparse.get(&n).copied().unwrap_or_default(),
-            },
+            Key::Num(n) => self.sparse.get(&n).copied().unwrap_or_default(),
             Key::Name(s) => self.names.get(s).copied().unwrap_or_default(),
         }
     }
@@ -115,6 +129,12 @@ impl<'s> SymTab<'s> {
             *s = slot;
             return;
         }
+        self.set_outside_dense(k, slot);
+    }
+
+    /// [`Self::set`] for a key the dense part does not hold (yet).
+    #[inline(never)]
+    fn set_outside_dense(&mut self, k: Key<'s>, slot: Slot) {
         self.count += 1;
         match k {
             Key::Num(n) => {
@@ -201,11 +221,19 @@ pub struct Body {
 }
 
 impl Body {
-    /// A body built from parts.
-    pub fn new(kind: InstKind, ops: impl IntoIterator<Item = Value>) -> Self {
+    /// A body with the operands `ops` (written as an array).
+    #[inline]
+    pub fn new<const N: usize>(kind: InstKind, ops: [Value; N]) -> Self {
         Self {
             kind: Some(kind),
-            ops: ops.into_iter().collect(),
+            ops: ops_from(&ops),
+        }
+    }
+    /// A body with an operand list built elsewhere.
+    pub fn with_ops(kind: InstKind, ops: smallvec::SmallVec<[Value; 3]>) -> Self {
+        Self {
+            kind: Some(kind),
+            ops,
         }
     }
     /// A failed body.
@@ -215,6 +243,17 @@ impl Body {
             ops: Default::default(),
         }
     }
+}
+
+/// An operand list holding `vals`: up to three inline without a loop.
+#[inline]
+pub fn ops_from(vals: &[Value]) -> smallvec::SmallVec<[Value; 3]> {
+    if vals.len() <= 3 {
+        let mut buf = [err_value(); 3];
+        buf[..vals.len()].copy_from_slice(vals);
+        return smallvec::SmallVec::from_buf_and_len(buf, vals.len());
+    }
+    smallvec::SmallVec::from_slice(vals)
 }
 
 /// Arguments of one generic type.
@@ -284,6 +323,10 @@ pub struct FuncState<'s> {
     pub switch_fixes: Vec<SwitchFix>,
     /// Whether the body block was set.
     pub body_set: bool,
+    /// Every placed instruction with its block, in placement order. The blocks'
+    /// instruction lists are filled from it when the function ends (nothing reads them
+    /// before), each allocated once at its final length instead of growing.
+    pub placed: Vec<(BlockId, InstId)>,
 }
 
 /// A forward reference left open at the end of its function (a function defined later,
@@ -359,6 +402,20 @@ pub struct Ctx<'s> {
     pub special_decls: Vec<(SpecialRegister, Span)>,
     /// Switches whose labels are canonicalised at the end of the module.
     pub switch_fixes: Vec<(FuncId, SwitchFix)>,
+    /// The emptied [`FuncState::placed`] of the last function, reused by the next.
+    pub placed_spare: Vec<(BlockId, InstId)>,
+    /// Arena lengths of the last function ended with instructions (a capacity guess for
+    /// the next).
+    pub last_sizes: FuncSizes,
+}
+
+/// How many instructions and blocks a function's arenas hold.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct FuncSizes {
+    /// Instruction-arena length.
+    pub insts: usize,
+    /// Block-arena length.
+    pub blocks: usize,
 }
 
 impl<'s> Ctx<'s> {
@@ -394,6 +451,8 @@ impl<'s> Ctx<'s> {
             phi_blocks: Vec::new(),
             targs: Vec::new(),
             scalar_cache: [None; 16],
+            placed_spare: Vec::new(),
+            last_sizes: FuncSizes::default(),
         }
     }
 
@@ -423,22 +482,28 @@ impl<'s> Ctx<'s> {
     }
 
     /// The label and optional decoration of a value reference.
+    #[inline]
     pub fn split_ref(v: ValRef<'s>) -> (Key<'s>, Option<&'s str>) {
         match v {
             ValRef::Num(n) => (Key::Num(n), None),
             ValRef::Name(s) => (Key::Name(s), None),
-            ValRef::Decorated(s) => {
-                let (base, suffix) = s.split_once('.').unwrap_or((s, ""));
-                let key = match base.parse::<u32>() {
-                    Ok(n) if base.as_bytes()[0].is_ascii_digit() => Key::Num(n),
-                    _ => Key::Name(base),
-                };
-                (key, Some(suffix))
-            }
+            ValRef::Decorated(s) => Self::split_decorated(s),
         }
     }
 
+    /// [`Self::split_ref`] of `%base.suffix`.
+    #[inline(never)]
+    fn split_decorated(s: &'s str) -> (Key<'s>, Option<&'s str>) {
+        let (base, suffix) = s.split_once('.').unwrap_or((s, ""));
+        let key = match base.parse::<u32>() {
+            Ok(n) if base.as_bytes()[0].is_ascii_digit() => Key::Num(n),
+            _ => Key::Name(base),
+        };
+        (key, Some(suffix))
+    }
+
     /// The current function id (only called inside functions).
+    #[inline]
     pub fn fid(&self) -> Option<FuncId> {
         self.func.as_ref().map(|f| f.id)
     }
@@ -478,8 +543,27 @@ impl<'s> Ctx<'s> {
     // ----- uses --------------------------------------------------------------------
 
     /// Resolves an operand in a generic (non-block, non-callee) position.
+    #[inline]
     pub fn use_value(&mut self, v: (ValRef<'s>, Span)) -> Value {
         self.tick();
+        // The common case, a `%N` of this function or a constant, without a call.
+        if let ValRef::Num(n) = v.0
+            && let Some(slot) = self.syms.get_dense(n)
+        {
+            let cur = self.fid();
+            match slot {
+                Slot::Inst(f, i) if Some(f) == cur => return Value::Inst(i),
+                Slot::Arg(f, a) if Some(f) == cur => return Value::Arg(a),
+                Slot::Const(c) => return Value::Const(c),
+                _ => {}
+            }
+        }
+        self.use_value_general(v)
+    }
+
+    /// [`Self::use_value`] for every case (its inline part handles the common ones).
+    #[inline(never)]
+    fn use_value_general(&mut self, v: (ValRef<'s>, Span)) -> Value {
         let (key, deco) = Self::split_ref(v.0);
         if let Some(d) = deco {
             return self.use_decorated(key, d, v.1);

@@ -8,7 +8,7 @@ use super::items::Sp;
 use crate::diag::{Diagnostic, Span};
 use crate::inst::{
     CoroAttrValue, CoroExtension, CoroExtensionItem, CoroExtensionKind, CoroSuspendData, InstData,
-    InstKind,
+    InstId, InstKind,
 };
 use crate::metadata::MetadataList;
 use crate::op::*;
@@ -44,9 +44,22 @@ pub enum ExtItem {
 pub type Case<'s> = (Sp<'s>, BArg);
 
 impl<'s> Ctx<'s> {
-    /// The `;` of an instruction: builds it and places it in the current block.
+    /// The `;` of an instruction (the grammar's action): builds it from the body the
+    /// `Body` action left in `ctx.body` and places it in the current block.
     pub fn finish_inst(&mut self, md: Option<MetadataList>, head: Head<'s>, end: usize) {
         let body = self.body.take().unwrap_or_else(Body::err);
+        self.finish_inst_body(md, head, body, end);
+    }
+
+    /// [`Self::finish_inst`] with the body passed directly (the fast reader's way).
+    #[inline]
+    pub fn finish_inst_body(
+        &mut self,
+        md: Option<MetadataList>,
+        head: Head<'s>,
+        body: Body,
+        end: usize,
+    ) {
         self.stmt = Stmt::None;
         let span = Span::new(head.id_span.start as usize, end);
         let ty = match head.ty {
@@ -55,7 +68,10 @@ impl<'s> Ctx<'s> {
         };
         let labels = self.pending_labels.take();
         let data = InstData {
-            kind: body.kind.unwrap_or(InstKind::Clock),
+            kind: match body.kind {
+                Some(k) => k,
+                None => InstKind::Clock,
+            },
             ty,
             operands: body.ops,
             block: None,
@@ -64,6 +80,16 @@ impl<'s> Ctx<'s> {
         let Some(i) = self.place_inst(&head, data, span) else {
             return;
         };
+        if labels.is_none() && self.unresolved_undefs == 0 {
+            return;
+        }
+        self.note_inst_fixups(i, labels, span.start);
+    }
+
+    /// Records what the end of the module fixes in instruction `i`: its switch labels
+    /// and its operands that are undefined-value placeholders.
+    #[inline(never)]
+    fn note_inst_fixups(&mut self, i: InstId, labels: Option<Vec<(i128, Span)>>, pos: u32) {
         let Some(fs) = self.func.as_mut() else { return };
         let f = fs.id;
         if let Some(labels) = labels {
@@ -78,7 +104,7 @@ impl<'s> Ctx<'s> {
                         inst: i,
                         index: k as u32,
                         undef: u,
-                        pos: span.start,
+                        pos,
                     });
                 }
             }
@@ -284,7 +310,7 @@ impl<'s> Ctx<'s> {
             data.extensions.push(e);
             ops.extend(vals);
         }
-        Body::new(InstKind::CoroSuspend(Box::new(data)), ops)
+        Body::with_ops(InstKind::CoroSuspend(Box::new(data)), ops)
     }
 
     /// `, export "name"=%v`.
@@ -438,7 +464,7 @@ impl<'s> Ctx<'s> {
             token,
             has_frame: frame.is_some(),
         };
-        Body::new(kind, frame)
+        Body::with_ops(kind, frame.into_iter().collect())
     }
 
     /// One `(%v, %b)` of a phi (values go to `ops`, blocks to `phi_blocks`).
@@ -522,7 +548,7 @@ impl<'s> Ctx<'s> {
             AtomicOp::ALL,
             AtomicOp::name,
         ) {
-            Some(op) => Body::new(InstKind::Atomic(op), ops),
+            Some(op) => Body::with_ops(InstKind::Atomic(op), ops),
             None => Body::err(),
         }
     }
@@ -550,7 +576,7 @@ impl<'s> Ctx<'s> {
         match ArithmeticOp::from_name(w.0) {
             Some(op) => Body {
                 kind: Some(InstKind::Arithmetic(op)),
-                ops: Ops::from_slice(ops),
+                ops: super::ctx::ops_from(ops),
             },
             None => self.b_arith(w, false),
         }
@@ -576,7 +602,7 @@ impl<'s> Ctx<'s> {
             ThreadGroupOp::ALL,
             ThreadGroupOp::name,
         ) {
-            Some(op) => Body::new(InstKind::ThreadGroup(op), ops),
+            Some(op) => Body::with_ops(InstKind::ThreadGroup(op), ops),
             None => Body::err(),
         }
     }
@@ -709,7 +735,7 @@ impl<'s> Ctx<'s> {
     pub fn b_print(&mut self, fmt: Sp<'s>, has: bool) -> Body {
         let ops = self.take_ops(has);
         match self.unescape(fmt) {
-            Some(format) => Body::new(InstKind::Print { format }, ops),
+            Some(format) => Body::with_ops(InstKind::Print { format }, ops),
             None => Body::err(),
         }
     }
@@ -733,7 +759,7 @@ impl<'s> Ctx<'s> {
                 v
             }
         };
-        Body::new(InstKind::DebugBreak { callback }, ops)
+        Body::with_ops(InstKind::DebugBreak { callback }, ops)
     }
 
     /// `assert|assume ["msg"] %c`.

@@ -390,13 +390,24 @@ impl<'s> Ctx<'s> {
         self.func_defined[f.index()] = true;
         self.module.func_order.push(f);
         self.map.funcs.get_mut(f).header = span;
+        // Room for as many instructions and blocks as the previous function had:
+        // consecutive functions are often alike, and the slack is dropped at the end.
+        let n = self.last_sizes;
+        let func = &mut self.module.functions[f];
+        func.insts.reserve(n.insts);
+        func.blocks.reserve(n.blocks);
+        func.block_order.reserve(n.blocks);
+        let spans = self.map.funcs.get_mut(f);
+        spans.insts.reserve(n.insts);
+        spans.blocks.reserve(n.blocks);
         self.func = Some(FuncState {
             id: f,
             pending_insts: Vec::new(),
             pending_blocks: Vec::new(),
-            block_defined: Vec::new(),
+            block_defined: Vec::with_capacity(n.blocks),
             switch_fixes: Vec::new(),
             body_set: false,
+            placed: std::mem::take(&mut self.placed_spare),
         });
     }
 

@@ -4,13 +4,13 @@
 //! width, and `%N.undefined` values without a declaration get their type from
 //! [`infer_operand_type`] at their first use in text order.
 
-use super::ctx::{Ctx, GlobalPending, Key, Slot, SwitchFix};
+use super::ctx::{Ctx, FuncSizes, GlobalPending, Key, Slot, SwitchFix};
 use crate::diag::{Diagnostic, Span};
 use crate::entity::EntityRef;
 use crate::inst::{InstId, InstKind};
 use crate::text::infer::infer_operand_type;
 use crate::types::TypeData;
-use crate::value::{FuncId, Value};
+use crate::value::{BlockId, FuncId, Value};
 use rustc_hash::FxHashMap;
 
 impl<'s> Ctx<'s> {
@@ -29,9 +29,14 @@ impl<'s> Ctx<'s> {
     /// Closes the current function: undefined blocks are errors; undefined values may
     /// still be functions defined later (decided at the end of the module).
     pub fn end_function(&mut self) {
-        let Some(fs) = self.func.take() else { return };
+        let Some(mut fs) = self.func.take() else {
+            return;
+        };
         self.cur_block = None;
         let f = fs.id;
+        self.fill_block_lists(f, &fs.placed);
+        fs.placed.clear();
+        self.placed_spare = std::mem::take(&mut fs.placed);
         for (b, span) in fs.pending_blocks {
             if !fs.block_defined[b.index()] && !self.poisoned_text(span) {
                 self.push(
@@ -59,15 +64,39 @@ impl<'s> Ctx<'s> {
         self.shrink_function(f);
     }
 
-    /// Drops the growth slack of a finished function's arenas: up to half of a large
-    /// module's memory otherwise.
+    /// Appends the placed instructions to their blocks' lists, in placement order; each
+    /// list is allocated once, at its final length.
+    fn fill_block_lists(&mut self, f: FuncId, placed: &[(BlockId, InstId)]) {
+        let func = &mut self.module.functions[f];
+        let mut counts = vec![0u32; func.blocks.len()];
+        for (b, _) in placed {
+            counts[b.index()] += 1;
+        }
+        for (b, data) in func.blocks.iter_mut() {
+            data.insts.reserve_exact(counts[b.index()] as usize);
+        }
+        for &(b, i) in placed {
+            func.blocks[b].insts.push(i);
+        }
+    }
+
+    /// Drops the growth slack of a finished function's arenas (up to half of a large
+    /// module's memory otherwise) and notes their lengths for the next function.
     fn shrink_function(&mut self, f: FuncId) {
         // In place (a shrinking realloc): no second copy, no per-instruction clone.
         let func = &mut self.module.functions[f];
+        if !func.insts.is_empty() {
+            self.last_sizes = FuncSizes {
+                insts: func.insts.len(),
+                blocks: func.blocks.len(),
+            };
+        }
         func.insts.shrink_to_fit();
         func.blocks.shrink_to_fit();
+        func.block_order.shrink_to_fit();
         let spans = self.map.funcs.get_mut(f);
         spans.insts.shrink_to_fit();
+        spans.blocks.shrink_to_fit();
     }
 
     /// Module-level resolution after the last item.

@@ -34,6 +34,7 @@ impl TArg<'_> {
 }
 
 /// `ScalarKind::from_text_name` as one `match` (the hot path of type names).
+#[inline]
 fn scalar_kind(s: &str) -> Option<ScalarKind> {
     use ScalarKind as K;
     Some(match s {
@@ -147,7 +148,20 @@ impl<'s> Ctx<'s> {
     }
 
     /// A type written as one word.
+    #[inline]
     pub fn named_type(&mut self, n: Sp<'s>) -> Ty {
+        // The common case inline: a scalar interned before.
+        if let Some(k) = scalar_kind(n.0)
+            && let Some(t) = self.scalar_cache[k as usize]
+        {
+            return Ty::T(t);
+        }
+        self.named_type_general(n)
+    }
+
+    /// [`Self::named_type`] for every case (its inline part handles the common one).
+    #[inline(never)]
+    fn named_type_general(&mut self, n: Sp<'s>) -> Ty {
         let (name, span) = n;
         if name == "void" {
             return Ty::Void;

@@ -30,9 +30,8 @@ impl<'s> Fast<'s> {
             }
             _ => self.body()?,
         };
-        self.ctx.body = Some(b);
         let e = self.t.expect(Tok::Semi)?;
-        self.ctx.finish_inst(md, h, e.r);
+        self.ctx.finish_inst_body(md, h, b, e.r);
         Ok(())
     }
 
