@@ -103,6 +103,11 @@ impl Diagnostic {
 /// Renders diagnostics for one source file in the plain `file:line:col: error: …` style
 /// (no colours), each followed by its snippet, labels, notes and help.
 pub fn render(file_name: &str, source: &str, diags: &[Diagnostic]) -> String {
+    // Indexing the lines of a large source costs tens of milliseconds: only with something
+    // to show.
+    if diags.is_empty() {
+        return String::new();
+    }
     let file = SimpleFile::new(file_name, source);
     let config = Config {
         display_style: term::DisplayStyle::Rich,
