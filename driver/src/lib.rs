@@ -246,25 +246,20 @@ fn process_chunk<'s>(
             }
         };
         let runs_pipeline = cli.passes.is_some() || cli.pipeline.is_some();
+        // The last verification (after the pipeline, or the only one without) may be
+        // left to run while the module is printed ([`LateCheck`]).
         let late = late && !cli.no_verify && !cli.verify_diagnostics && cli.emit.is_text();
-        if late && !runs_pipeline {
-            // The only verification runs while the module is printed.
-            late_check = Some(LateCheck {
-                options: *verify,
-                source_map: from_text.then_some(source_map),
-            });
-            return Some(Rendered::Module(Box::new(module), print_choice(cli)));
-        }
-        if !cli.no_verify {
+        let parse_check_is_late = late && !runs_pipeline;
+        if !cli.no_verify && !parse_check_is_late {
             let source = from_text.then_some((&source_map, &*padded));
             diags.extend(frontend::verify_module(&module, verify, source));
             if has_errors(&diags) {
                 return None;
             }
         }
-        // Nothing after the first verification points into the source: free the spans
-        // before the pipeline and the printer allocate.
-        drop(source_map);
+        // Only a late check of the parsed text still needs the spans (for the text's
+        // labels); otherwise free them before the pipeline and the printer allocate.
+        let late_source_map = (parse_check_is_late && from_text).then_some(source_map);
         match pipeline::run_pipeline(&mut module, cli, &mut log) {
             Ok(()) => {}
             Err(PipelineError::Diagnostics(d)) => {
@@ -286,11 +281,10 @@ fn process_chunk<'s>(
                 return None;
             }
         }
-        if late && runs_pipeline {
-            // The check after the pipeline runs while the module is printed.
+        if late {
             late_check = Some(LateCheck {
                 options: *verify,
-                source_map: None,
+                source_map: late_source_map,
             });
             return Some(Rendered::Module(Box::new(module), print_choice(cli)));
         }
