@@ -403,8 +403,9 @@ impl<'s> NameLexer<'s> {
         Some(PackedTok::new(kind, r.start, r.end))
     }
 
-    /// The remaining tokens, packed.
-    pub fn packed(self) -> impl Iterator<Item = PackedTok> + 's {
+    /// The remaining tokens, packed (for the tests that compare them with logos's).
+    #[cfg(test)]
+    pub(crate) fn packed(self) -> impl Iterator<Item = PackedTok> + 's {
         let mut lex = self;
         std::iter::from_fn(move || lex.next_packed())
     }
