@@ -62,7 +62,11 @@ impl Effects {
     /// Whether an instruction with these effects may be deleted when its result is
     /// unused (it writes nothing, synchronises with nothing and cannot trap).
     pub const fn removable_if_unused(self) -> bool {
-        !self.intersects(Effects::WRITES.union(Effects::BARRIER).union(Effects::MAY_TRAP))
+        !self.intersects(
+            Effects::WRITES
+                .union(Effects::BARRIER)
+                .union(Effects::MAY_TRAP),
+        )
     }
 }
 
@@ -516,7 +520,10 @@ impl InstTag {
 
     /// Looks a tag up by interchange name.
     pub fn from_interchange_name(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|t| t.interchange_name() == s)
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|t| t.interchange_name() == s)
     }
 
     /// The tag whose text keyword is the word `s` (never the autodiff intrinsic, whose
@@ -571,13 +578,19 @@ impl InstData {
     /// in an invalid module.
     #[inline]
     pub fn successor_operands(&self) -> &[Value] {
-        &self.operands[self.kind.tag().successor_slots().range_for(self.operands.len())]
+        &self.operands[self
+            .kind
+            .tag()
+            .successor_slots()
+            .range_for(self.operands.len())]
     }
 
     /// Successor blocks in operand order (with repeats).
     #[inline]
     pub fn successors(&self) -> impl Iterator<Item = BlockId> + '_ {
-        self.successor_operands().iter().filter_map(|v| v.as_block())
+        self.successor_operands()
+            .iter()
+            .filter_map(|v| v.as_block())
     }
 }
 
@@ -613,7 +626,10 @@ mod tests {
             }
             words += 1;
             let terminal = format!("\"{kw}\" => Tok::Inst(crate::inst::InstTag::{t:?}),");
-            assert!(terminals.contains(&terminal.as_str()), "no terminal {terminal}");
+            assert!(
+                terminals.contains(&terminal.as_str()),
+                "no terminal {terminal}"
+            );
             let starts_body = [rule(g, "BodyV: Body = {"), rule(g, "ResKw: u8 = {")]
                 .iter()
                 .flat_map(|r| r.lines())
@@ -624,7 +640,11 @@ mod tests {
                 "\"{kw}\" cannot be used as a name"
             );
         }
-        assert_eq!(terminals.len(), words, "the grammar has extra instruction terminals");
+        assert_eq!(
+            terminals.len(),
+            words,
+            "the grammar has extra instruction terminals"
+        );
     }
 
     #[test]
@@ -633,7 +653,10 @@ mod tests {
             if t != InstTag::AutodiffIntrinsic {
                 assert_eq!(InstTag::from_keyword(t.text_keyword()), Some(t));
             }
-            assert_eq!(InstTag::from_interchange_name(t.interchange_name()), Some(t));
+            assert_eq!(
+                InstTag::from_interchange_name(t.interchange_name()),
+                Some(t)
+            );
         }
         assert_eq!(InstTag::from_keyword("@"), None);
         assert_eq!(InstTag::from_keyword("iff"), None);

@@ -49,49 +49,319 @@ const fn s(
 }
 
 const SAMPLES: &[Sample] = &[
-    s("if", kernel!("    %6: void = if %1, then %7: {\n        %8: void = br %9;\n    }, else %10: {\n        %11: void = br %9;\n    }, merge %9: {\n        %12: void = return;\n    };"), &[1, 2], true, ""),
-    s("switch", kernel!("    %6: void = switch %2, case 0 %7: {\n        %8: void = br %9;\n    }, default %10: {\n        %11: void = br %9;\n    }, merge %9: {\n        %12: void = return;\n    };"), &[1, 2], true, ""),
-    s("loop", kernel!("    %6: void = loop prepare %7: {\n        %8: void = cond_br %1, %9, %10;\n    }, body %9: {\n        %11: void = continue %12;\n    }, update %12: {\n        %13: void = br %7;\n    }, merge %10: {\n        %14: void = return;\n    };"), &[0], true, ""),
-    s("simple_loop", kernel!("    %6: void = simple_loop body %7: {\n        %8: void = if %1, then %11: {\n            %12: void = break %9;\n        }, else %13: {\n            %14: void = continue %7;\n        }, merge null;\n    }, merge %9: {\n        %10: void = return;\n    };"), &[0], true, ""),
-    s("br", kernel!("    %6: void = br %7;\n}\n%7: {\n    %8: void = return;"), &[0], true, ""),
-    s("cond_br", kernel!("    %6: void = cond_br %1, %7, %8;\n}\n%7: {\n    %9: void = return;\n}\n%8: {\n    %10: void = return;"), &[1, 2], true, ""),
-    s("unreachable", kernel!("    %6: void = unreachable \"never\";"), &[], true, "MAY_TRAP"),
-    s("break", kernel!("    %6: void = simple_loop body %7: {\n        %8: void = break %9;\n    }, merge %9: {\n        %10: void = return;\n    };"), &[0], true, ""),
-    s("continue", kernel!("    %6: void = simple_loop body %7: {\n        %8: void = if %1, then %11: {\n            %12: void = br %9;\n        }, else %13: {\n            %14: void = continue %7;\n        }, merge null;\n    }, merge %9: {\n        %10: void = return;\n    };"), &[0], true, ""),
+    s(
+        "if",
+        kernel!(
+            "    %6: void = if %1, then %7: {\n        %8: void = br %9;\n    }, else %10: {\n        %11: void = br %9;\n    }, merge %9: {\n        %12: void = return;\n    };"
+        ),
+        &[1, 2],
+        true,
+        "",
+    ),
+    s(
+        "switch",
+        kernel!(
+            "    %6: void = switch %2, case 0 %7: {\n        %8: void = br %9;\n    }, default %10: {\n        %11: void = br %9;\n    }, merge %9: {\n        %12: void = return;\n    };"
+        ),
+        &[1, 2],
+        true,
+        "",
+    ),
+    s(
+        "loop",
+        kernel!(
+            "    %6: void = loop prepare %7: {\n        %8: void = cond_br %1, %9, %10;\n    }, body %9: {\n        %11: void = continue %12;\n    }, update %12: {\n        %13: void = br %7;\n    }, merge %10: {\n        %14: void = return;\n    };"
+        ),
+        &[0],
+        true,
+        "",
+    ),
+    s(
+        "simple_loop",
+        kernel!(
+            "    %6: void = simple_loop body %7: {\n        %8: void = if %1, then %11: {\n            %12: void = break %9;\n        }, else %13: {\n            %14: void = continue %7;\n        }, merge null;\n    }, merge %9: {\n        %10: void = return;\n    };"
+        ),
+        &[0],
+        true,
+        "",
+    ),
+    s(
+        "br",
+        kernel!("    %6: void = br %7;\n}\n%7: {\n    %8: void = return;"),
+        &[0],
+        true,
+        "",
+    ),
+    s(
+        "cond_br",
+        kernel!(
+            "    %6: void = cond_br %1, %7, %8;\n}\n%7: {\n    %9: void = return;\n}\n%8: {\n    %10: void = return;"
+        ),
+        &[1, 2],
+        true,
+        "",
+    ),
+    s(
+        "unreachable",
+        kernel!("    %6: void = unreachable \"never\";"),
+        &[],
+        true,
+        "MAY_TRAP",
+    ),
+    s(
+        "break",
+        kernel!(
+            "    %6: void = simple_loop body %7: {\n        %8: void = break %9;\n    }, merge %9: {\n        %10: void = return;\n    };"
+        ),
+        &[0],
+        true,
+        "",
+    ),
+    s(
+        "continue",
+        kernel!(
+            "    %6: void = simple_loop body %7: {\n        %8: void = if %1, then %11: {\n            %12: void = br %9;\n        }, else %13: {\n            %14: void = continue %7;\n        }, merge null;\n    }, merge %9: {\n        %10: void = return;\n    };"
+        ),
+        &[0],
+        true,
+        "",
+    ),
     s("return", kernel!("    %6: void = return;"), &[], true, ""),
-    s("raster_discard", "module;\nraster_fragment %0: vector<f32, 4> (\n    %1: vector<f32, 4>;\n    %2: bool;\n) = define %3: {\n    %4: void = if %2, then %5: {\n        %6: void = return %1;\n    }, else %7: {\n        %8: void = raster_discard;\n    }, merge null;\n};\n", &[], true, "WRITES | BARRIER"),
-    s("coro_suspend", kernel!("    %6: u32 = alloca local;\n    %7: void = coro_suspend 1 \"first\" %6, export \"n\"=%2;\n}\n%8: {\n    %9: void = coro_resume 1 %6;\n    %10: void = return;"), &[], true, "READS | WRITES | BARRIER"),
-    s("coro_resume", kernel!("    %6: void = coro_suspend 2 \"second\" null;\n}\n%7: {\n    %8: void = coro_resume 2 null;\n    %9: void = return;"), &[], false, "READS | WRITES | BARRIER"),
-    s("coro_terminate", kernel!("    %6: void = coro_suspend 2 \"second\" null;\n}\n%7: {\n    %8: void = coro_resume 2 null;\n    %9: void = coro_terminate;"), &[], true, "BARRIER"),
-    s("phi", kernel!("    %6: void = cond_br %1, %7, %8;\n}\n%7: {\n    %9: void = br %10;\n}\n%8: {\n    %11: void = br %10;\n}\n%10: {\n    %12: u32 = phi (%2, %7), (%2, %8);\n    %13: void = return;"), &[], false, ""),
-    s("alloca", kernel!("    %6: u32 = alloca local;\n    %7: void = return;"), &[], false, "ALLOCATES"),
-    s("load", kernel!("    %6: u32 = alloca local;\n    %7: u32 = load %6;\n    %8: void = return;"), &[], false, "READS"),
-    s("store", kernel!("    %6: u32 = alloca local;\n    %7: void = store %6, %2;\n    %8: void = return;"), &[], false, "WRITES"),
-    s("getelementptr", kernel!("    %6: array<u32, 4> = alloca local;\n    %7: u32 = getelementptr %6, %2;\n    %8: void = return;"), &[], false, ""),
-    s("atomic", kernel!("    %6: f32 = atomic exchange %4, %2, %3;\n    %7: void = return;"), &[], false, "READS | WRITES"),
-    s("arithmetic", kernel!("    %6: f32 = arithmetic binary_add %3, %3;\n    %7: void = return;"), &[], false, ""),
-    s("thread_group", kernel!("    %6: void = thread_group synchronize_block ;\n    %7: void = return;"), &[], false, "READS | BARRIER"),
-    s("resource_query", kernel!("    %6: u32 = resource_query buffer_size %4;\n    %7: void = return;"), &[], false, "READS"),
-    s("resource_read", kernel!("    %6: f32 = resource_read buffer_read %4, %2;\n    %7: void = return;"), &[], false, "READS"),
-    s("resource_read", kernel!("    %6: f32 = resource_read buffer_volatile_read %4, %2;\n    %7: void = return;"), &[], false, "READS | BARRIER"),
-    s("resource_write", kernel!("    %6: void = resource_write buffer_write %4, %2, %3;\n    %7: void = return;"), &[], false, "WRITES"),
+    s(
+        "raster_discard",
+        "module;\nraster_fragment %0: vector<f32, 4> (\n    %1: vector<f32, 4>;\n    %2: bool;\n) = define %3: {\n    %4: void = if %2, then %5: {\n        %6: void = return %1;\n    }, else %7: {\n        %8: void = raster_discard;\n    }, merge null;\n};\n",
+        &[],
+        true,
+        "WRITES | BARRIER",
+    ),
+    s(
+        "coro_suspend",
+        kernel!(
+            "    %6: u32 = alloca local;\n    %7: void = coro_suspend 1 \"first\" %6, export \"n\"=%2;\n}\n%8: {\n    %9: void = coro_resume 1 %6;\n    %10: void = return;"
+        ),
+        &[],
+        true,
+        "READS | WRITES | BARRIER",
+    ),
+    s(
+        "coro_resume",
+        kernel!(
+            "    %6: void = coro_suspend 2 \"second\" null;\n}\n%7: {\n    %8: void = coro_resume 2 null;\n    %9: void = return;"
+        ),
+        &[],
+        false,
+        "READS | WRITES | BARRIER",
+    ),
+    s(
+        "coro_terminate",
+        kernel!(
+            "    %6: void = coro_suspend 2 \"second\" null;\n}\n%7: {\n    %8: void = coro_resume 2 null;\n    %9: void = coro_terminate;"
+        ),
+        &[],
+        true,
+        "BARRIER",
+    ),
+    s(
+        "phi",
+        kernel!(
+            "    %6: void = cond_br %1, %7, %8;\n}\n%7: {\n    %9: void = br %10;\n}\n%8: {\n    %11: void = br %10;\n}\n%10: {\n    %12: u32 = phi (%2, %7), (%2, %8);\n    %13: void = return;"
+        ),
+        &[],
+        false,
+        "",
+    ),
+    s(
+        "alloca",
+        kernel!("    %6: u32 = alloca local;\n    %7: void = return;"),
+        &[],
+        false,
+        "ALLOCATES",
+    ),
+    s(
+        "load",
+        kernel!("    %6: u32 = alloca local;\n    %7: u32 = load %6;\n    %8: void = return;"),
+        &[],
+        false,
+        "READS",
+    ),
+    s(
+        "store",
+        kernel!(
+            "    %6: u32 = alloca local;\n    %7: void = store %6, %2;\n    %8: void = return;"
+        ),
+        &[],
+        false,
+        "WRITES",
+    ),
+    s(
+        "getelementptr",
+        kernel!(
+            "    %6: array<u32, 4> = alloca local;\n    %7: u32 = getelementptr %6, %2;\n    %8: void = return;"
+        ),
+        &[],
+        false,
+        "",
+    ),
+    s(
+        "atomic",
+        kernel!("    %6: f32 = atomic exchange %4, %2, %3;\n    %7: void = return;"),
+        &[],
+        false,
+        "READS | WRITES",
+    ),
+    s(
+        "arithmetic",
+        kernel!("    %6: f32 = arithmetic binary_add %3, %3;\n    %7: void = return;"),
+        &[],
+        false,
+        "",
+    ),
+    s(
+        "thread_group",
+        kernel!("    %6: void = thread_group synchronize_block ;\n    %7: void = return;"),
+        &[],
+        false,
+        "READS | BARRIER",
+    ),
+    s(
+        "resource_query",
+        kernel!("    %6: u32 = resource_query buffer_size %4;\n    %7: void = return;"),
+        &[],
+        false,
+        "READS",
+    ),
+    s(
+        "resource_read",
+        kernel!("    %6: f32 = resource_read buffer_read %4, %2;\n    %7: void = return;"),
+        &[],
+        false,
+        "READS",
+    ),
+    s(
+        "resource_read",
+        kernel!("    %6: f32 = resource_read buffer_volatile_read %4, %2;\n    %7: void = return;"),
+        &[],
+        false,
+        "READS | BARRIER",
+    ),
+    s(
+        "resource_write",
+        kernel!("    %6: void = resource_write buffer_write %4, %2, %3;\n    %7: void = return;"),
+        &[],
+        false,
+        "WRITES",
+    ),
     s("ray_query_loop", RAY_QUERY, &[0], true, ""),
-    s("ray_query_dispatch", RAY_QUERY, &[1, 2, 3], true, "READS | WRITES"),
+    s(
+        "ray_query_dispatch",
+        RAY_QUERY,
+        &[1, 2, 3],
+        true,
+        "READS | WRITES",
+    ),
     s("ray_query_object_read", RAY_QUERY, &[], false, "READS"),
     s("ray_query_object_write", RAY_QUERY, &[], false, "WRITES"),
-    s("ray_query_pipeline", RAY_QUERY_PIPELINE, &[], false, "READS | WRITES | BARRIER"),
-    s("autodiff", kernel!("    %6: void = autodiff entry %7: {\n        %8: void = @autodiff_requires_gradient %3;\n        %9: f32 = @autodiff_gradient %3;\n        %10: void = br %11;\n    }, merge %11: {\n        %12: void = return;\n    };"), &[0], true, ""),
-    s("@", kernel!("    %6: void = autodiff entry %7: {\n        %9: f32 = @autodiff_gradient %3;\n        %10: void = br %11;\n    }, merge %11: {\n        %12: void = return;\n    };"), &[], false, "READS"),
-    s("@", kernel!("    %6: void = autodiff entry %7: {\n        %8: void = @autodiff_requires_gradient %3;\n        %10: void = br %11;\n    }, merge %11: {\n        %12: void = return;\n    };"), &[], false, "READS | WRITES"),
-    s("call", "module;\ncallable %0: u32 (\n    %1: u32;\n) = define %2: {\n    %3: void = return %1;\n};\nkernel %4 (\n    %5: u32;\n) = define %6: {\n    %7: u32 = call %0, %5;\n    %8: void = return;\n};\n", &[], false, "READS | WRITES | BARRIER | MAY_TRAP"),
-    s("cast", kernel!("    %6: f32 = cast static_cast %2;\n    %7: void = return;"), &[], false, ""),
-    s("print", kernel!("    %6: void = print \"n = {}\" %2;\n    %7: void = return;"), &[], false, "WRITES"),
-    s("clock", kernel!("    %6: u64 = clock;\n    %7: void = return;"), &[], false, "READS"),
-    s("debug_break", kernel!("    %6: void = debug_break %2;\n    %7: void = return;"), &[], false, "BARRIER | MAY_TRAP"),
-    s("assert", kernel!("    %6: void = assert \"small\" %1;\n    %7: void = return;"), &[], false, "MAY_TRAP"),
-    s("assume", kernel!("    %6: void = assume %1;\n    %7: void = return;"), &[], false, "MAY_TRAP"),
-    s("outline", kernel!("    %6: void = outline body %7: {\n        %8: void = br %9;\n    }, merge %9: {\n        %10: void = return;\n    };"), &[0], true, ""),
-    s("indexed_branch", kernel!("    %6: void = indexed_branch %2, case 0 %7: {\n        %8: void = return;\n    }, default %9: {\n        %10: void = unreachable;\n    };"), &[1, 2], true, ""),
+    s(
+        "ray_query_pipeline",
+        RAY_QUERY_PIPELINE,
+        &[],
+        false,
+        "READS | WRITES | BARRIER",
+    ),
+    s(
+        "autodiff",
+        kernel!(
+            "    %6: void = autodiff entry %7: {\n        %8: void = @autodiff_requires_gradient %3;\n        %9: f32 = @autodiff_gradient %3;\n        %10: void = br %11;\n    }, merge %11: {\n        %12: void = return;\n    };"
+        ),
+        &[0],
+        true,
+        "",
+    ),
+    s(
+        "@",
+        kernel!(
+            "    %6: void = autodiff entry %7: {\n        %9: f32 = @autodiff_gradient %3;\n        %10: void = br %11;\n    }, merge %11: {\n        %12: void = return;\n    };"
+        ),
+        &[],
+        false,
+        "READS",
+    ),
+    s(
+        "@",
+        kernel!(
+            "    %6: void = autodiff entry %7: {\n        %8: void = @autodiff_requires_gradient %3;\n        %10: void = br %11;\n    }, merge %11: {\n        %12: void = return;\n    };"
+        ),
+        &[],
+        false,
+        "READS | WRITES",
+    ),
+    s(
+        "call",
+        "module;\ncallable %0: u32 (\n    %1: u32;\n) = define %2: {\n    %3: void = return %1;\n};\nkernel %4 (\n    %5: u32;\n) = define %6: {\n    %7: u32 = call %0, %5;\n    %8: void = return;\n};\n",
+        &[],
+        false,
+        "READS | WRITES | BARRIER | MAY_TRAP",
+    ),
+    s(
+        "cast",
+        kernel!("    %6: f32 = cast static_cast %2;\n    %7: void = return;"),
+        &[],
+        false,
+        "",
+    ),
+    s(
+        "print",
+        kernel!("    %6: void = print \"n = {}\" %2;\n    %7: void = return;"),
+        &[],
+        false,
+        "WRITES",
+    ),
+    s(
+        "clock",
+        kernel!("    %6: u64 = clock;\n    %7: void = return;"),
+        &[],
+        false,
+        "READS",
+    ),
+    s(
+        "debug_break",
+        kernel!("    %6: void = debug_break %2;\n    %7: void = return;"),
+        &[],
+        false,
+        "BARRIER | MAY_TRAP",
+    ),
+    s(
+        "assert",
+        kernel!("    %6: void = assert \"small\" %1;\n    %7: void = return;"),
+        &[],
+        false,
+        "MAY_TRAP",
+    ),
+    s(
+        "assume",
+        kernel!("    %6: void = assume %1;\n    %7: void = return;"),
+        &[],
+        false,
+        "MAY_TRAP",
+    ),
+    s(
+        "outline",
+        kernel!(
+            "    %6: void = outline body %7: {\n        %8: void = br %9;\n    }, merge %9: {\n        %10: void = return;\n    };"
+        ),
+        &[0],
+        true,
+        "",
+    ),
+    s(
+        "indexed_branch",
+        kernel!(
+            "    %6: void = indexed_branch %2, case 0 %7: {\n        %8: void = return;\n    }, default %9: {\n        %10: void = unreachable;\n    };"
+        ),
+        &[1, 2],
+        true,
+        "",
+    ),
 ];
 
 const RAY_QUERY: &str = "module;
@@ -165,7 +435,11 @@ fn every_kind_has_a_sample_and_the_table_agrees_with_it() {
         assert!(errors.is_empty(), "{name}: not valid: {errors:?}");
         let printed = print_module(&m, &PrintOptions::default());
         let again = read_both(&format!("{name}, printed"), &printed);
-        assert_eq!(printed, print_module(&again, &PrintOptions::default()), "{name}");
+        assert_eq!(
+            printed,
+            print_module(&again, &PrintOptions::default()),
+            "{name}"
+        );
 
         // The one instruction whose body starts with the sample's keyword.
         let mut found = Vec::new();
@@ -190,7 +464,11 @@ fn every_kind_has_a_sample_and_the_table_agrees_with_it() {
             .collect();
         let got: Vec<BlockId> = d.successors().collect();
         assert_eq!(got, want, "{name}: successors");
-        assert_eq!(d.kind.is_terminator(), sample.terminator, "{name}: terminator");
+        assert_eq!(
+            d.kind.is_terminator(),
+            sample.terminator,
+            "{name}: terminator"
+        );
         if sample.terminator {
             assert_eq!(f.terminator(b), Some(i), "{name}: ends its block");
             assert_eq!(f.successors(b), want, "{name}: Function::successors");

@@ -211,23 +211,15 @@ const KEYWORDS: [&[(&str, Tok<'static>)]; 24] = [
         ("callback", Tok::KwCallback),
     ],
     &[("extension", Tok::KwExtension)],
-    &[
-        ("block_size", Tok::KwBlockSize),
-    ],
-    &[
-    ],
-    &[
-    ],
-    &[
-        ("raster_vertex", Tok::KwRasterVertex),
-    ],
-    &[
-    ],
+    &[("block_size", Tok::KwBlockSize)],
+    &[],
+    &[],
+    &[("raster_vertex", Tok::KwRasterVertex)],
+    &[],
     &[("raster_fragment", Tok::KwRasterFragment)],
     &[],
     &[],
-    &[
-    ],
+    &[],
     &[],
     &[("on_surface_candidate", Tok::KwOnSurface)],
     &[],

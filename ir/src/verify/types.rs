@@ -91,9 +91,10 @@ pub(super) fn expected_count(d: &InstData) -> Result<(), Want> {
         (Shape::AtMostOne, _) if n <= 1 => Ok(()),
         (Shape::AtMostOne, _) => Err(Want::ZeroOrOne),
         (Shape::Any, _) => Ok(()),
-        (Shape::CaseLabels, InstKind::Switch { labels, .. } | InstKind::IndexedBranch { labels }) => {
-            exact(labels.len().saturating_add(2))
-        }
+        (
+            Shape::CaseLabels,
+            InstKind::Switch { labels, .. } | InstKind::IndexedBranch { labels },
+        ) => exact(labels.len().saturating_add(2)),
         (Shape::PhiBlocks, InstKind::Phi { blocks }) => exact(blocks.len()),
         (Shape::CoroFrame, InstKind::CoroResume { has_frame, .. }) => exact(*has_frame as usize),
         (Shape::CoroSuspend, InstKind::CoroSuspend(s)) => exact(

@@ -80,7 +80,12 @@ pub fn structural_successors(f: &Function, b: BlockId) -> Vec<BlockId> {
     let mut out: Vec<BlockId> = d.successors().collect();
     let merge = d.kind.merge();
     out.extend(merge);
-    out.extend(d.kind.side_blocks().into_iter().filter(|s| Some(*s) != merge));
+    out.extend(
+        d.kind
+            .side_blocks()
+            .into_iter()
+            .filter(|s| Some(*s) != merge),
+    );
     out
 }
 
