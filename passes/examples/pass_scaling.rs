@@ -239,7 +239,7 @@ fn one(args: &[String]) {
             "{} on {source:?}({size}) after [{}]: {n} instructions, changed={}, {:.3} ms, {:.1} ns/inst; {}",
             p.name(),
             prep.join(","),
-            r.changed,
+            r.changed.any(),
             t.as_secs_f64() * 1e3,
             t.as_secs_f64() * 1e9 / n as f64,
             report.join(" ")
