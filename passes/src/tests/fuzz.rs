@@ -363,8 +363,8 @@ fn random_modules_stay_valid_and_passes_are_idempotent() {
         }
         // reg2mem then mem2reg consumes every spill marker it can reach.
         let mut m = m0.clone();
-        run_pass(&mut m, all[3].1.as_ref(), "reg2mem", seed);
-        run_pass(&mut m, all[2].1.as_ref(), "mem2reg", seed);
+        run_pass(&mut m, all[3].1.as_ref(), all[3].0, seed);
+        run_pass(&mut m, all[2].1.as_ref(), all[2].0, seed);
         let left = crate::transform::audit_reg2mem_spills::audit(&m);
         assert_eq!(left.invalid, 0, "seed {seed}");
     }
