@@ -59,6 +59,10 @@ use crate::pass::{Changed, PassContext, PassError, PassReport, PassRun};
 use crate::registry::PassInfo;
 use xir_ir::Module;
 
+/// The module type, for macro expansions in crates that do not name `xir_ir`.
+#[doc(hidden)]
+pub use xir_ir::Module as __Module;
+
 /// The counters of one pass (implemented by [`declare_pass!`]).
 pub trait Counters: Default {
     /// The published report keys, in order (the field names).
@@ -157,7 +161,7 @@ macro_rules! declare_pass {
                 test_only: false,
             };
             fn run_default(
-                module: &mut xir_ir::Module,
+                module: &mut $crate::declare::__Module,
                 cx: &mut $crate::pass::PassContext,
             ) -> Result<$crate::pass::PassRun, $crate::pass::PassError> {
                 $crate::pass::Pass::run(&$crate::__pass_wrap!($kind, <$pass>::default()), module, cx)
@@ -257,7 +261,7 @@ macro_rules! pass_registry {
             /// Runs this pass once (static dispatch, default options).
             pub fn run(
                 self,
-                module: &mut xir_ir::Module,
+                module: &mut $crate::declare::__Module,
                 cx: &mut $crate::pass::PassContext,
             ) -> Result<$crate::pass::PassRun, $crate::pass::PassError> {
                 match self {
