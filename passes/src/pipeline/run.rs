@@ -176,6 +176,9 @@ pub struct Runner<'a> {
     refusals: Vec<(u64, String, String)>,
     trail: Vec<Step>,
     current_fp: Option<u64>,
+    /// The control-flow fingerprint of the module, while known to be current (a pass
+    /// that reports no change or an instruction-only change is held to keeping it).
+    current_cfg_fp: Option<u64>,
 }
 
 type Flow = Result<bool, Failure>;
@@ -197,6 +200,7 @@ impl<'a> Runner<'a> {
             refusals: Vec::new(),
             trail: Vec::new(),
             current_fp: None,
+            current_cfg_fp: None,
         }
     }
 
@@ -520,7 +524,11 @@ impl<'a> Runner<'a> {
             h.before_pass(&inv, m);
         }
         let before = self.options.verify_each.then(|| self.fingerprint(m));
-        let cfg_before = self.options.verify_each.then(|| cfg_fingerprint(m));
+        let cfg_before = self.options.verify_each.then(|| {
+            *self
+                .current_cfg_fp
+                .get_or_insert_with(|| cfg_fingerprint(m))
+        });
         let start = Instant::now();
         // The form precondition: a violation is a refusal (with the pass's zero counters).
         let form_refusal = if info.form == FormRequirement::Either {
@@ -606,6 +614,9 @@ impl<'a> Runner<'a> {
                 ),
             );
             return Err(self.failed(&inv, m, f));
+        }
+        if run.changed == Changed::ControlFlow || !self.options.verify_each {
+            self.current_cfg_fp = None;
         }
         let changed = run.changed.any();
         if changed {
