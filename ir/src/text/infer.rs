@@ -9,7 +9,7 @@
 
 use crate::inst::{InstData, InstKind};
 use crate::module::Module;
-use crate::op::{ArithSignature as S, Arity, ResourceWriteOp};
+use crate::op::{ArithSignature as S, Arity, AutodiffIntrinsicOp, ResourceWriteOp, ThreadGroupOp};
 use crate::types::{ScalarKind, Type, TypeData};
 use crate::typing::{TypingContext, expected_operand_type};
 use crate::value::{FuncId, Value};
@@ -70,6 +70,13 @@ pub fn infer_operand_type(
 /// | atomic value operands (the last 1 or 2) | `R` | — |
 /// | `buffer_write`/`buffer_volatile_write` value (2) | the buffer's element type | — |
 /// | `texture2d_write`/`texture3d_write` value (2) | `vector<E, 4>` of the texture's element | — |
+/// | thread-group ops returning their operand's type (`warp_active_sum`, `warp_read_lane`, `raster_quad_ddx`, …): operand 0 | `R` | — |
+/// | `warp_read_lane` lane (1), `shader_execution_reorder` operands | `u32` | — |
+/// | `warp_active_all`/`_any`/`_count_bits`/`_bit_mask`, `warp_prefix_count_bits` | `bool` | — |
+/// | `raster_set_z_depth*` | `f32` | — |
+/// | `autodiff_gradient`/`_detach`/`_output_gradient` value (0) | `R` | — |
+/// | `autodiff_gradient_marker`/`_accumulate_gradient`: either | the other operand's type | — |
+/// | `autodiff_propagate_gradient` gradients (1…) | operand 0's type | — |
 ///
 /// Where a rule reads another operand's type, that operand must be resolved (an
 /// undefined value met earlier in the text, or any defined value). Types the module has
@@ -133,6 +140,55 @@ pub fn default_operand_type(
                 .then_some(inst.ty)
                 .flatten()
         }
+        InstKind::ThreadGroup(op) => {
+            use ThreadGroupOp as T;
+            let scalar = |k| ts.find(&TypeData::Scalar(k));
+            match op {
+                T::RasterQuadDdx
+                | T::RasterQuadDdy
+                | T::WarpActiveBitAnd
+                | T::WarpActiveBitOr
+                | T::WarpActiveBitXor
+                | T::WarpActiveMax
+                | T::WarpActiveMin
+                | T::WarpActiveProduct
+                | T::WarpActiveSum
+                | T::WarpPrefixSum
+                | T::WarpPrefixProduct
+                | T::WarpReadFirstActiveLane
+                | T::WarpReadLane
+                    if index == 0 =>
+                {
+                    inst.ty
+                }
+                T::WarpReadLane | T::ShaderExecutionReorder => scalar(ScalarKind::U32),
+                T::WarpActiveCountBits
+                | T::WarpPrefixCountBits
+                | T::WarpActiveAll
+                | T::WarpActiveAny
+                | T::WarpActiveBitMask => scalar(ScalarKind::Bool),
+                T::RasterSetZDepth
+                | T::RasterSetZDepthGreaterEqual
+                | T::RasterSetZDepthLessEqual => scalar(ScalarKind::F32),
+                _ => None,
+            }
+        }
+        InstKind::AutodiffIntrinsic(op) => match op {
+            AutodiffIntrinsicOp::Gradient
+            | AutodiffIntrinsicOp::Detach
+            | AutodiffIntrinsicOp::OutputGradient
+                if index == 0 =>
+            {
+                inst.ty
+            }
+            AutodiffIntrinsicOp::GradientMarker | AutodiffIntrinsicOp::AccumulateGradient
+                if index < 2 =>
+            {
+                other()
+            }
+            AutodiffIntrinsicOp::PropagateGradient if index >= 1 => ty_of(0),
+            _ => None,
+        },
         InstKind::ResourceWrite(op, _) if index == 2 => {
             let base = ts.get(ty_of(0)?);
             match (op, base) {
