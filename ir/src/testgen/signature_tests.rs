@@ -101,8 +101,7 @@ fn signature_column_verifier_inference_and_generator_agree() {
                     let e = errors(&m);
                     assert!(
                         e.is_empty(),
-                        "{op} seed {seed} operand {k}: inferred {} is rejected: {e:?}",
-                        format!("{x:?}")
+                        "{op} seed {seed} operand {k}: inferred {x:?} is rejected: {e:?}"
                     );
                     m.func_mut(f).inst_mut(i).operands[k] = v;
                 }
