@@ -580,17 +580,16 @@ impl<'m> Printer<'m> {
             if !super::print_inst::operands_valid(self.m, self.cur, d) {
                 return None;
             }
-            if matches!(d.kind, InstKind::Store) {
-                // The rule reads the other operand's type: unknown to a reader if that is
-                // an undefined value it has not met before.
-                let other = *d.operands.get(match k {
-                    0 => 1,
-                    1 => 0,
-                    _ => return None,
-                })?;
-                if let Value::Undef(o) = other
-                    && (o == u || !self.namer.is_seen(Key::Undef(o)))
-                {
+            // A store's rule and the inference defaults may read other operands' types:
+            // unknown to a reader if one is an undefined value it has not met before.
+            let exact = crate::typing::operand_type(&d.kind, k as usize).is_some();
+            if !exact || matches!(d.kind, InstKind::Store) {
+                let unknown = d.operands.iter().enumerate().any(|(j, &o)| {
+                    j != k as usize
+                        && matches!(o, Value::Undef(o)
+                            if o == u || !self.namer.is_seen(Key::Undef(o)))
+                });
+                if unknown {
                     return None;
                 }
             }
