@@ -154,9 +154,21 @@ pub fn xir_opt_main(
     // same panic guard as everything else.
     let outcome = match catch_unwind(AssertUnwindSafe(|| {
         let mut o = run(args, stdin);
-        // Broken pipes and the like are not worth a different exit status.
-        let _ = o.out.write_to(stdout);
+        // A write error (a full disk, `/dev/full`) is reported with its cause; a
+        // closed pipe ends the run quietly. Either way the output is incomplete.
+        let written = o.out.write_to(stdout).and_then(|()| stdout.flush());
         release(std::mem::take(&mut o.out));
+        if let Err(e) = written {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                o.err.push_str(&format!(
+                    "xir-opt: error: cannot write to standard output: {}\n",
+                    io_msg(&e)
+                ));
+            }
+            if o.code == EXIT_OK {
+                o.code = EXIT_USER_ERROR;
+            }
+        }
         o
     })) {
         Ok(o) => o,
@@ -175,7 +187,6 @@ pub fn xir_opt_main(
             }
         }
     };
-    let _ = stdout.flush();
     let _ = stderr.write_all(outcome.err.as_bytes());
     let _ = stderr.flush();
     outcome.code
@@ -429,12 +440,7 @@ fn utf8_input<'a>(cli: &Cli, bytes: &'a [u8]) -> Result<&'a str, String> {
 }
 
 fn io_msg(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "No such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "Permission denied".into(),
-        std::io::ErrorKind::IsADirectory => "Is a directory".into(),
-        _ => e.to_string(),
-    }
+    xir_sysio::stdio::cause(e)
 }
 
 fn run(args: &[String], stdin: &[u8]) -> Outcome {
@@ -528,7 +534,10 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         vec![Cow::Borrowed(src)]
     };
     // The last verification overlaps the printing when one module goes to a file.
-    let late = chunks.len() == 1 && matches!(cli.output.as_deref(), Some(p) if p != "-");
+    // Not so for a device or a FIFO (`-o /dev/null`), which cannot take bytes back.
+    let late = chunks.len() == 1
+        && matches!(cli.output.as_deref(), Some(p) if p != "-"
+            && output::Target::of(std::path::Path::new(p)).is_ok_and(|t| t.is_withdrawable()));
     let results: Vec<ChunkResult> = chunks
         .into_iter()
         .map(|c| process_chunk(c, bitcode, &cli, &verify, late))
