@@ -483,9 +483,15 @@ mod tests {
     fn a_link_to_a_character_device_is_written_through() {
         use std::os::unix::fs::FileTypeExt;
         // /dev/null only receives (and discards) the bytes; the link must survive.
+        // Never write into /dev unless /dev/null is the device it should be.
+        if !std::fs::metadata("/dev/null").is_ok_and(|m| m.file_type().is_char_device()) {
+            eprintln!("/dev/null is not a character device here; skipped");
+            return;
+        }
         let d = scratch("chardev");
         let link = d.join("null");
         std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        assert!(matches!(Target::of(&link), Ok(Target::Through(_))));
         write_atomically(&link, b"discarded").unwrap();
         assert!(
             std::fs::symlink_metadata(&link)
