@@ -231,6 +231,31 @@ fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
 }
 
+/// Keeps the diagnostics up to the `limit`-th error (`--error-limit`; 0 keeps all) and
+/// ends a cut list with a note, as clang's `-ferror-limit` does. The parser stops by
+/// itself after [`xir_ir::text::MAX_ERRORS`], the default limit.
+fn cap_errors(diags: &mut Vec<Diagnostic>, limit: usize) {
+    if limit == 0 {
+        return;
+    }
+    let mut errors = 0;
+    let cut = diags.iter().position(|d| {
+        errors += usize::from(d.severity == Severity::Error);
+        errors > limit
+    });
+    if let Some(i) = cut {
+        diags.truncate(i);
+        let mut note = Diagnostic::error(
+            format!(
+                "too many errors; stopping after {limit} (use --error-limit=N to change the limit, 0 for none)"
+            ),
+            None,
+        );
+        note.severity = Severity::Note;
+        diags.push(note);
+    }
+}
+
 /// Parses, verifies, runs the pipeline and verifies again. With `late` set (see
 /// [`LateCheck`]) the last verification is not run here but handed back in the result.
 fn process_chunk<'s>(
@@ -327,6 +352,9 @@ fn process_chunk<'s>(
         }
         Some(Rendered::Module(Box::new(module), choice))
     })();
+    if !cli.verify_diagnostics {
+        cap_errors(&mut diags, cli.error_limit);
+    }
     ChunkResult {
         text,
         first_line,
@@ -618,6 +646,7 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
                     None => text.write_to(w),
                 });
             if let Some((_, source)) = &late_check {
+                cap_errors(&mut late_diags, cli.error_limit);
                 outcome.err.push_str(&render(name, source, &late_diags));
             }
             match written {
