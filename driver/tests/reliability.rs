@@ -268,3 +268,52 @@ fn stdout_write_errors_do_not_lose_the_status_of_a_failed_run() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// A `depth`-deep nest of `simple_loop`s with one dead instruction innermost.
+fn deep_loops(depth: usize) -> String {
+    let mut s = String::from("module;\n\nkernel %0 (\n    %c: u32;\n) = define %e: {\n");
+    for d in 1..=depth {
+        s.push_str(&format!("%l{d}: void = simple_loop body %b{d}: {{\n"));
+    }
+    s.push_str(&format!(
+        "%dead: u32 = arithmetic binary_add %c, %c;\n%t: void = break %m{depth};\n"
+    ));
+    for d in (1..=depth).rev() {
+        s.push_str(&format!("}}, merge %m{d}: {{\n"));
+        if d == 1 {
+            s.push_str("%r: void = return;\n");
+        } else {
+            s.push_str(&format!("%t{d}: void = break %m{};\n", d - 1));
+        }
+        s.push_str("};\n");
+    }
+    s.push_str("};\n");
+    s
+}
+
+#[test]
+fn print_changed_on_deep_nesting_is_linear_in_the_change() {
+    // One removed instruction 2,000 levels deep: the diff is a handful of lines, each
+    // indented at most 128 columns (unbounded indentation made each 8,000 wide and the
+    // texts diffed 16 MB).
+    let text = deep_loops(2000);
+    let args: Vec<String> = ["-", "--passes=dce", "--print-changed"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = xir_driver::xir_opt_main(&args, text.as_bytes(), &mut out, &mut err);
+    let err = String::from_utf8(err).unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("IR Dump Changed By dce"), "{err}");
+    assert!(
+        err.contains("-") && err.contains("arithmetic binary_add"),
+        "{err}"
+    );
+    assert!(err.len() < 4096, "{} bytes of diff", err.len());
+    assert!(
+        out.len() < 250 * text.lines().count(),
+        "{} bytes printed",
+        out.len()
+    );
+}
