@@ -5,9 +5,12 @@ use crate::registry::PassInfo;
 pub mod audit_reg2mem_spills;
 pub mod const_fold;
 pub mod dce;
+pub mod destructure_cfg;
+pub mod lower_break_continue;
 pub mod mem2reg;
 pub mod phi_cleanup;
 pub mod reg2mem;
+pub mod restructure_cfg;
 pub mod simplify_cfg;
 
 /// Every real (non-test) pass implemented in this crate.
@@ -19,4 +22,7 @@ pub static PASSES: &[&PassInfo] = &[
     &audit_reg2mem_spills::INFO,
     &phi_cleanup::INFO,
     &simplify_cfg::INFO,
+    &destructure_cfg::INFO,
+    &lower_break_continue::INFO,
+    &restructure_cfg::INFO,
 ];
