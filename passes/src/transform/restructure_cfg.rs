@@ -310,6 +310,17 @@ pub fn preflight(func: &Function) -> Result<bool, Failure> {
             }
         }
         let k = &func.inst(t).kind;
+        if matches!(
+            k,
+            InstKind::AutodiffScope { .. }
+                | InstKind::Outline { .. }
+                | InstKind::RayQueryLoop { .. }
+        ) {
+            return Err(Failure::Invalid {
+                block: b,
+                what: "ends in an `autodiff`, `outline` or `ray_query_loop` region, which restructure-cfg does not handle",
+            });
+        }
         if k.tag().is_structured() || matches!(k, InstKind::Break | InstKind::Continue) {
             structured = true;
         }
@@ -943,7 +954,7 @@ fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> Result<Vec<L
     for li in 0..count {
         let h = lf.headers[li];
         let merge = merges[li];
-        let shape = loop_shape(func, &cfg, &dom, &lf, li as u32, h, merge);
+        let shape = loop_shape(func, &cfg, &dom, &lf, li as u32, h, &merges);
         out.push(LoopInfo {
             header: h,
             merge,
@@ -961,8 +972,9 @@ fn loop_shape(
     lf: &LoopForest,
     li: u32,
     h: BlockId,
-    merge: BlockId,
+    merges: &[BlockId],
 ) -> Shape {
+    let merge = merges[li as usize];
     let t = func.terminator(h).expect("terminated");
     let d = func.inst(t);
     let body = match (&d.kind, d.operands.as_slice()) {
@@ -985,6 +997,7 @@ fn loop_shape(
     let u = *u;
     let u_ok = u != body
         && u != h
+        && !merges.iter().any(|m| *m == u)
         && func
             .terminator(u)
             .is_some_and(|t| matches!(func.inst(t).kind, InstKind::Branch))
