@@ -231,3 +231,17 @@ fn debug_random_seed() {
     let r = run(&mut m, &RestructureCfg::default(), "s");
     eprintln!("=== restructured {:?}\n{}", r.refusal, pr(&m));
 }
+
+#[test]
+#[ignore]
+fn list_random_refusals() {
+    for seed in 0..seeds(300) {
+        let mut m = random_module(seed);
+        run(&mut m, &DestructureCfg, "d");
+        run(&mut m, &PerFunction(Reg2Mem), "r");
+        let r = run(&mut m, &RestructureCfg::default(), "s");
+        if let Some(why) = r.refusal {
+            eprintln!("seed {seed}: {why}");
+        }
+    }
+}

@@ -871,10 +871,12 @@ fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> Result<Vec<L
             }
             [v] => {
                 let v = *v;
-                let inside = cfg
-                    .preds(v)
-                    .iter()
-                    .all(|&p| !cfg.is_reachable(p) || lf.contains(li as u32, p));
+                let is_header = lf.loop_of[v] != NONE && lf.headers[lf.loop_of[v] as usize] == v;
+                let inside = !is_header
+                    && cfg
+                        .preds(v)
+                        .iter()
+                        .all(|&p| !cfg.is_reachable(p) || lf.contains(li as u32, p));
                 if inside {
                     v
                 } else {
@@ -1301,24 +1303,25 @@ impl<'f> Walker<'f> {
         });
         let sf = Some(self.frames.len() - 1);
         let n_ops = self.func.inst(t).operands.len();
-        let mut entered: Vec<BlockId> = Vec::new();
+        // Switch cases may share a target: classify each target once.
+        let mut done: Vec<(BlockId, BlockId)> = Vec::new();
         for k in 1..n_ops {
             let a = self.func.inst(t).operands[k]
                 .as_block()
                 .expect("verified arm");
-            if entered.contains(&a) {
-                continue; // a switch case sharing an earlier case's block
+            if let Some(&(_, used)) = done.iter().find(|(o, _)| *o == a) {
+                self.func.inst_mut(t).operands[k] = Value::Block(used);
+                continue;
             }
-            match self.classify(x, a, sf)? {
+            let used = match self.classify(x, a, sf)? {
                 Edge::Enter => {
-                    entered.push(a);
                     work.push((a, sf));
+                    a
                 }
-                Edge::Exit(kind, target) => {
-                    let tr = exit_block(self.func, kind.inst_kind(), target);
-                    self.func.inst_mut(t).operands[k] = Value::Block(tr);
-                }
-            }
+                Edge::Exit(kind, target) => exit_block(self.func, kind.inst_kind(), target),
+            };
+            self.func.inst_mut(t).operands[k] = Value::Block(used);
+            done.push((a, used));
         }
         if let Some(m) = merge {
             work.push((m, frame));
@@ -1355,7 +1358,20 @@ impl<'f> Walker<'f> {
                     chain.push(i);
                     fi = self.frames[i].parent;
                 }
-                FrameKind::Loop { .. } => break,
+                FrameKind::Loop { merge, .. } => {
+                    // A loop exit from inside merge-less switches: `break` there would
+                    // leave the switch, so the switches get merges that break out.
+                    let through_switch = chain.iter().any(|&c| {
+                        matches!(
+                            self.frames[c].kind,
+                            FrameKind::Selection { switch: true, .. }
+                        )
+                    });
+                    if merge == y && through_switch {
+                        found = Some(i);
+                    }
+                    break;
+                }
             }
         }
         if let Some(owner) = found {
