@@ -506,7 +506,7 @@ const NONE: u32 = u32::MAX;
 pub fn restructure_function(func: &mut Function, limits: Limits) -> Result<Restructured, Failure> {
     let mut n = Restructured::default();
     n.canonicalized += fold_equal_arms(func);
-    n.canonicalized += duplicate_exit_blocks(func);
+    n.canonicalized += duplicate_exit_joins(func);
     let loops = canonicalize_loops(func, &mut n)?;
     let mut w = Walker::new(func, loops, limits);
     w.run(&mut n)?;
@@ -533,28 +533,53 @@ fn fold_equal_arms(func: &mut Function) -> u64 {
     n
 }
 
-/// Step 2: copies small exit blocks per extra predecessor.
-fn duplicate_exit_blocks(func: &mut Function) -> u64 {
-    let cfg = Cfg::compute(func);
-    let mut n = 0;
-    for &e in &cfg.rpo {
-        let Some(t) = func.terminator(e) else {
-            continue;
-        };
-        let exit = matches!(
+/// Whether `b` ends in `return`/`unreachable`/`raster_discard` and is small enough to copy.
+fn is_small_exit(func: &Function, b: BlockId) -> bool {
+    func.terminator(b).is_some_and(|t| {
+        matches!(
             func.inst(t).kind,
             InstKind::Return | InstKind::Unreachable { .. } | InstKind::RasterDiscard
-        );
-        if !exit || func.blocks[e].insts.len() > TAIL_DUPLICATION_LIMIT {
-            continue;
-        }
-        let mut preds: Vec<BlockId> = cfg
-            .preds(e)
+        )
+    }) && func.blocks[b].insts.len() <= TAIL_DUPLICATION_LIMIT
+}
+
+/// Step 2 (selections): where a branch has several join points, the small exit blocks
+/// among them are copied once per extra predecessor, so that one join remains.
+fn duplicate_exit_joins(func: &mut Function) -> u64 {
+    let cfg = Cfg::compute(func);
+    let dom = DomTree::compute(func, &cfg);
+    let fwd = |b: BlockId| -> Vec<BlockId> {
+        let mut v: Vec<BlockId> = cfg
+            .preds(b)
             .iter()
             .copied()
-            .filter(|p| cfg.is_reachable(*p))
+            .filter(|&p| cfg.is_reachable(p) && !dom.dominates(b, p))
             .collect();
-        preds.dedup();
+        v.dedup();
+        v
+    };
+    let mut copy: Vec<(BlockId, Vec<BlockId>)> = Vec::new();
+    for &x in &cfg.rpo {
+        if cfg.succs(x).len() < 2 {
+            continue;
+        }
+        let joins: Vec<BlockId> = dom
+            .children(x)
+            .iter()
+            .copied()
+            .filter(|&c| fwd(c).len() >= 2)
+            .collect();
+        if joins.len() < 2 {
+            continue;
+        }
+        for &j in &joins {
+            if is_small_exit(func, j) {
+                copy.push((j, fwd(j)));
+            }
+        }
+    }
+    let mut n = 0;
+    for (e, preds) in copy {
         for &p in preds.iter().skip(1) {
             let c = clone_block(func, e);
             retarget(func, p, e, c);
@@ -727,7 +752,8 @@ impl LoopForest {
 /// in no loop the current one is not part of, joins the loop (earliest in RPO first).
 /// Such a block never returns to the header, so it is code after a `break` path, not
 /// after the loop; the natural loop alone would leave to it and to the real merge.
-fn absorb_exit_paths(cfg: &Cfg, lf: &mut LoopForest) {
+fn absorb_exit_paths(func: &mut Function, cfg: &Cfg, lf: &mut LoopForest) -> u64 {
+    let mut copies = 0;
     let count = lf.headers.len();
     let mut own: Vec<Vec<BlockId>> = vec![Vec::new(); count];
     for &b in &cfg.rpo {
@@ -779,8 +805,25 @@ fn absorb_exit_paths(cfg: &Cfg, lf: &mut LoopForest) {
                     .iter()
                     .all(|&p| !cfg.is_reachable(p) || lf.contains(li, p))
             };
-            let Some(v) = targets.iter().copied().find(|v| absorbable(*v)) else {
-                break;
+            let pick = targets
+                .iter()
+                .copied()
+                .find(|v| cfg.succs(*v).is_empty() && absorbable(*v))
+                .or_else(|| targets.iter().copied().find(|v| absorbable(*v)));
+            let Some(v) = pick else {
+                // A small exit block shared with code outside the loop: the loop gets
+                // its own copy.
+                let Some(v) = targets.iter().copied().find(|v| is_small_exit(func, *v)) else {
+                    break;
+                };
+                let c = clone_block(func, v);
+                for &(u, _) in exits.iter().filter(|e| e.1 == v) {
+                    retarget(func, u, v, c);
+                }
+                lf.loop_of[c] = li;
+                exits.retain(|e| e.1 != v);
+                copies += 1;
+                continue;
             };
             lf.loop_of[v] = li;
             own[li as usize].push(v);
@@ -792,6 +835,7 @@ fn absorb_exit_paths(cfg: &Cfg, lf: &mut LoopForest) {
             }
         }
     }
+    copies
 }
 
 /// Step 3: merges, preheaders and shapes of every natural loop.
@@ -803,22 +847,9 @@ fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> Result<Vec<L
     if count == 0 {
         return Ok(Vec::new());
     }
-    // A block without successors entered from one block joins that block's loop: it
-    // never comes back, so it is an early exit inside the loop, not a loop exit.
-    for &v in &cfg.rpo {
-        if !cfg.succs(v).is_empty() {
-            continue;
-        }
-        let mut preds = cfg
-            .preds(v)
-            .iter()
-            .copied()
-            .filter(|p| cfg.is_reachable(*p));
-        if let (Some(u), None) = (preds.next(), preds.next()) {
-            lf.loop_of[v] = lf.loop_of[u];
-        }
-    }
-    absorb_exit_paths(&cfg, &mut lf);
+    let copies = absorb_exit_paths(func, &cfg, &mut lf);
+    n.canonicalized += copies;
+    let cfg = if copies > 0 { Cfg::compute(func) } else { cfg };
     // Exit edges per loop; an edge leaving two loops is a multi-level break.
     let mut exits: Vec<Vec<(BlockId, BlockId)>> = vec![Vec::new(); count];
     for &u in &cfg.rpo {
@@ -1022,6 +1053,8 @@ enum FrameKind {
         inst: InstId,
         merge: Option<BlockId>,
         switch: bool,
+        /// For a merge created to forward an exit: the block it forwards to.
+        forwards: Option<BlockId>,
     },
     /// A loop with its merge and continue block.
     Loop { merge: BlockId, cont: BlockId },
@@ -1146,6 +1179,7 @@ impl<'f> Walker<'f> {
                 inst,
                 merge: None,
                 switch: true,
+                ..
             } = self.frames[k].kind
             {
                 let m = self.func.create_block();
@@ -1159,7 +1193,7 @@ impl<'f> Walker<'f> {
                         [],
                     ),
                 );
-                self.set_merge(k, inst, m);
+                self.set_merge(k, inst, m, None);
             }
         }
         Ok(())
@@ -1298,6 +1332,7 @@ impl<'f> Walker<'f> {
                 inst: t,
                 merge,
                 switch,
+                forwards: None,
             },
             parent: frame,
         });
@@ -1329,9 +1364,13 @@ impl<'f> Walker<'f> {
         Ok(())
     }
 
-    fn set_merge(&mut self, k: usize, inst: InstId, m: BlockId) {
-        if let FrameKind::Selection { merge, .. } = &mut self.frames[k].kind {
+    fn set_merge(&mut self, k: usize, inst: InstId, m: BlockId, to: Option<BlockId>) {
+        if let FrameKind::Selection {
+            merge, forwards, ..
+        } = &mut self.frames[k].kind
+        {
             *merge = Some(m);
+            *forwards = to;
         }
         if let Some(slot) = self.func.inst_mut(inst).kind.merge_mut() {
             *slot = Some(m);
@@ -1344,15 +1383,20 @@ impl<'f> Walker<'f> {
         // whose forwarding merges are created here.
         let mut chain: Vec<usize> = Vec::new();
         let mut fi = frame;
-        let mut found: Option<usize> = None;
+        let mut found: Option<(usize, BlockId)> = None;
         while let Some(i) = fi {
             match self.frames[i].kind {
-                FrameKind::Selection { merge, .. } => {
+                FrameKind::Selection {
+                    merge, forwards, ..
+                } => {
                     if merge == Some(y) {
-                        found = Some(i);
+                        found = Some((i, y));
                         break;
                     }
-                    if merge.is_some() {
+                    if let Some(m) = merge {
+                        if forwards == Some(y) {
+                            found = Some((i, m));
+                        }
                         break;
                     }
                     chain.push(i);
@@ -1368,19 +1412,19 @@ impl<'f> Walker<'f> {
                         )
                     });
                     if merge == y && through_switch {
-                        found = Some(i);
+                        found = Some((i, y));
                     }
                     break;
                 }
             }
         }
-        if let Some(owner) = found {
+        if let Some((owner, reach)) = found {
             if chain.len() as u64 > self.limits.post {
                 return Err(Failure::IterationLimit {
                     which: "post-iteration-limit",
                 });
             }
-            let mut target = y;
+            let mut target = reach;
             let mut outer = owner;
             for &i in chain.iter().rev() {
                 let kind = self.exit_kind_into(outer);
@@ -1388,7 +1432,7 @@ impl<'f> Walker<'f> {
                 let FrameKind::Selection { inst, .. } = self.frames[i].kind else {
                     unreachable!("chain holds selections")
                 };
-                self.set_merge(i, inst, m);
+                self.set_merge(i, inst, m, Some(y));
                 target = m;
                 outer = i;
             }
