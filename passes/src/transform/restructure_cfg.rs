@@ -984,10 +984,14 @@ fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> Result<Vec<L
     let cfg = Cfg::compute(func);
     let dom = DomTree::compute(func, &cfg);
     let mut out = Vec::with_capacity(count);
+    let mut is_merge: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &m in &merges {
+        is_merge[m] = true;
+    }
     for li in 0..count {
         let h = lf.headers[li];
         let merge = merges[li];
-        let shape = loop_shape(func, &cfg, &dom, &lf, li as u32, h, &merges);
+        let shape = loop_shape(func, &cfg, &dom, &lf, li as u32, h, &merges, &is_merge);
         out.push(LoopInfo {
             header: h,
             merge,
@@ -1006,6 +1010,7 @@ fn loop_shape(
     li: u32,
     h: BlockId,
     merges: &[BlockId],
+    is_merge: &SecondaryMap<BlockId, bool>,
 ) -> Shape {
     let merge = merges[li as usize];
     let t = func.terminator(h).expect("terminated");
@@ -1030,7 +1035,7 @@ fn loop_shape(
     let u = *u;
     let u_ok = u != body
         && u != h
-        && !merges.iter().any(|m| *m == u)
+        && !is_merge[u]
         && func
             .terminator(u)
             .is_some_and(|t| matches!(func.inst(t).kind, InstKind::Branch))
@@ -1064,6 +1069,10 @@ enum FrameKind {
 struct Frame {
     kind: FrameKind,
     parent: Option<usize>,
+    /// The nearest loop or switch frame (this one included): what `break` leaves.
+    breakable: Option<usize>,
+    /// The nearest loop frame (this one included): what `continue` continues.
+    innermost_loop: Option<usize>,
 }
 
 /// How one edge is expressed.
@@ -1238,12 +1247,15 @@ impl<'f> Walker<'f> {
                 ),
             };
             self.func.inst_mut(t).kind = kind;
+            let me = self.frames.len();
             self.frames.push(Frame {
                 kind: FrameKind::Loop {
                     merge: l.merge,
                     cont,
                 },
                 parent: frame,
+                breakable: Some(me),
+                innermost_loop: Some(me),
             });
             let lf = Some(self.frames.len() - 1);
             n.loops += 1;
@@ -1327,6 +1339,11 @@ impl<'f> Walker<'f> {
                 _ => InstKind::If { merge },
             };
         }
+        let me = self.frames.len();
+        let (outer_break, outer_loop) = match frame {
+            Some(f) => (self.frames[f].breakable, self.frames[f].innermost_loop),
+            None => (None, None),
+        };
         self.frames.push(Frame {
             kind: FrameKind::Selection {
                 inst: t,
@@ -1335,6 +1352,8 @@ impl<'f> Walker<'f> {
                 forwards: None,
             },
             parent: frame,
+            breakable: if switch { Some(me) } else { outer_break },
+            innermost_loop: outer_loop,
         });
         let sf = Some(self.frames.len() - 1);
         let n_ops = self.func.inst(t).operands.len();
@@ -1439,36 +1458,22 @@ impl<'f> Walker<'f> {
             return Ok(Edge::Exit(self.exit_kind_into(outer), target));
         }
         // 3: the nearest loop or switch merge.
-        let mut fi = frame;
-        while let Some(i) = fi {
-            match self.frames[i].kind {
-                FrameKind::Selection { switch: false, .. } => fi = self.frames[i].parent,
-                FrameKind::Selection { merge, .. } => {
-                    if merge == Some(y) {
-                        return Ok(Edge::Exit(ExitKind::Break, y));
-                    }
-                    break;
-                }
-                FrameKind::Loop { merge, .. } => {
-                    if merge == y {
-                        return Ok(Edge::Exit(ExitKind::Break, y));
-                    }
-                    break;
-                }
+        let near = frame.map(|f| self.frames[f]);
+        if let Some(b) = near.and_then(|f| f.breakable) {
+            let merge = match self.frames[b].kind {
+                FrameKind::Selection { merge, .. } => merge,
+                FrameKind::Loop { merge, .. } => Some(merge),
+            };
+            if merge == Some(y) {
+                return Ok(Edge::Exit(ExitKind::Break, y));
             }
         }
         // 4: the nearest loop's continue block.
-        let mut fi = frame;
-        while let Some(i) = fi {
-            match self.frames[i].kind {
-                FrameKind::Selection { .. } => fi = self.frames[i].parent,
-                FrameKind::Loop { cont, .. } => {
-                    if cont == y {
-                        return Ok(Edge::Exit(ExitKind::Continue, y));
-                    }
-                    break;
-                }
-            }
+        if let Some(l) = near.and_then(|f| f.innermost_loop)
+            && let FrameKind::Loop { cont, .. } = self.frames[l].kind
+            && cont == y
+        {
+            return Ok(Edge::Exit(ExitKind::Continue, y));
         }
         // 5: into a block only `x` enters.
         let (count, only) = self.fwd_preds[y];
