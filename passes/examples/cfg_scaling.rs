@@ -42,13 +42,7 @@ impl Gen {
 
     fn print(&mut self, b: BlockId) {
         let mut c = Cursor::at_end(&mut self.f, b);
-        c.ins(
-            InstKind::Print {
-                format: "s".into(),
-            },
-            None,
-            [],
-        );
+        c.ins(InstKind::Print { format: "s".into() }, None, []);
     }
 
     /// Emits one statement starting in the open block `cur`; returns the open block
@@ -78,9 +72,17 @@ impl Gen {
         match pick {
             0 => {
                 // if (depth-first: the then arm nests further)
-                let (t, e, m) = (self.f.create_block(), self.f.create_block(), self.f.create_block());
+                let (t, e, m) = (
+                    self.f.create_block(),
+                    self.f.create_block(),
+                    self.f.create_block(),
+                );
                 Cursor::at_end(&mut self.f, cur).cond_br(self.cond, t, e);
-                let te = if self.rnd(4) == 0 { t } else { self.stmt(t, depth + 1) };
+                let te = if self.rnd(4) == 0 {
+                    t
+                } else {
+                    self.stmt(t, depth + 1)
+                };
                 Cursor::at_end(&mut self.f, te).br(m);
                 let ee = self.stmt(e, depth + 3);
                 Cursor::at_end(&mut self.f, ee).br(m);

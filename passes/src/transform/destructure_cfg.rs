@@ -13,6 +13,8 @@
 //! (preflight); only when the whole module passes does a second scan rewrite terminators
 //! in place. Linear in the number of blocks.
 //!
+//! **Preconditions:** none (structured, plain or mixed input).
+//!
 //! **Refusals** (module byte-identical, counted in `leaked_block` / `error`): an owned
 //! block without a terminator; a construct whose block operands are missing or not owned
 //! by the function (an `if` without two arms, a `switch` whose case count differs from
@@ -42,8 +44,8 @@
 //! ```
 
 use crate::form::describe_function;
-use crate::pass::{Pass, PassContext, PassError, PassReport, PassRun};
-use crate::registry::{FormRequirement, PassInfo, PassOptions};
+use crate::declare::Counters;
+use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::util::edit::alloca_prefix_len;
 use crate::util::reach::owned;
 use xir_ir::inst::{InstData, InstKind};
@@ -51,40 +53,40 @@ use xir_ir::op::AllocaOp;
 use xir_ir::text::print::printed_block_labels;
 use xir_ir::{BlockId, FuncId, Function, InstId, Module, SecondaryMap, Value};
 
-const KEYS: &[&str] = &[
-    "destructured_if",
-    "destructured_switch",
-    "destructured_loop",
-    "destructured_simple_loop",
-    "destructured_break",
-    "destructured_continue",
-    "destructured_early_return",
-    "leaked_block",
-    "error",
-];
-
-/// Registry entry.
-pub static INFO: PassInfo = PassInfo {
-    name: "destructure-cfg",
-    summary: "Structured control flow to plain CFG (switch to indexed_branch)",
-    form: FormRequirement::Either,
-    options: &[],
-    report_keys: KEYS,
-    create,
-    test_only: false,
-};
-
-fn create(_: &PassOptions) -> Result<Box<dyn Pass>, String> {
-    Ok(Box::new(DestructureCfg))
-}
-
 /// The `destructure-cfg` pass.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct DestructureCfg;
 
+crate::declare_pass! {
+    DestructureCfg: module pass "destructure-cfg" {
+        summary: "Structured control flow to plain CFG (switch to indexed_branch).",
+        form: Either,
+        counters: DestructureCfgCounters {
+            /// `if` → `cond_br`.
+            destructured_if: ControlFlow,
+            /// `switch` → `indexed_branch`.
+            destructured_switch: ControlFlow,
+            /// `loop` → `br prepare`.
+            destructured_loop: ControlFlow,
+            /// `simple_loop` → `br body`.
+            destructured_simple_loop: ControlFlow,
+            /// `break` → `br`.
+            destructured_break: ControlFlow,
+            /// `continue` → `br`.
+            destructured_continue: ControlFlow,
+            /// Returns redirected to the single exit block.
+            destructured_early_return: ControlFlow,
+            /// Unterminated owned blocks (refusal).
+            leaked_block: Nothing,
+            /// Malformed constructs (refusal).
+            error: Nothing,
+        }
+    }
+}
+
 impl Pass for DestructureCfg {
-    fn run(&self, module: &mut Module, cx: &mut PassContext) -> Result<PassRun, PassError> {
-        let mut report = PassReport::with_keys(KEYS);
+    fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {
+        let mut c = DestructureCfgCounters::default();
         let funcs: Vec<FuncId> = module
             .func_order
             .iter()
@@ -96,8 +98,8 @@ impl Pass for DestructureCfg {
             let problems = preflight_function(module.func(f));
             for p in problems {
                 match p {
-                    Problem::Unterminated(_) => report.add("leaked_block", 1),
-                    _ => report.add("error", 1),
+                    Problem::Unterminated(_) => c.leaked_block += 1,
+                    _ => c.error += 1,
                 }
                 if first_problem.is_none() {
                     first_problem = Some((f, p));
@@ -105,18 +107,12 @@ impl Pass for DestructureCfg {
             }
         }
         if let Some((f, p)) = first_problem {
-            return Ok(PassRun::refused(describe_problem(module, f, &p), report));
+            return Ok(PassRun::refused(describe_problem(module, f, &p), c.report()));
         }
-        let mut changed = false;
         for &f in &funcs {
-            let counts = destructure_function(module, f);
-            if counts.total() > 0 {
-                changed = true;
-                cx.analyses.invalidate_function(f);
-            }
-            counts.add_to(&mut report);
+            destructure_function(module, f).add_to(&mut c);
         }
-        Ok(PassRun::new(changed, report))
+        Ok(PassRun::new(c.changed(), c.report()))
     }
 }
 
@@ -213,23 +209,14 @@ pub struct Destructured {
 }
 
 impl Destructured {
-    fn total(&self) -> u64 {
-        self.ifs
-            + self.switches
-            + self.loops
-            + self.simple_loops
-            + self.breaks
-            + self.continues
-            + self.early_returns
-    }
-    fn add_to(&self, r: &mut PassReport) {
-        r.add("destructured_if", self.ifs);
-        r.add("destructured_switch", self.switches);
-        r.add("destructured_loop", self.loops);
-        r.add("destructured_simple_loop", self.simple_loops);
-        r.add("destructured_break", self.breaks);
-        r.add("destructured_continue", self.continues);
-        r.add("destructured_early_return", self.early_returns);
+    fn add_to(&self, c: &mut DestructureCfgCounters) {
+        c.destructured_if += self.ifs;
+        c.destructured_switch += self.switches;
+        c.destructured_loop += self.loops;
+        c.destructured_simple_loop += self.simple_loops;
+        c.destructured_break += self.breaks;
+        c.destructured_continue += self.continues;
+        c.destructured_early_return += self.early_returns;
     }
 }
 

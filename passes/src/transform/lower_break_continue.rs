@@ -8,6 +8,8 @@
 //! **Algorithm:** collect every `break`/`continue` of the module, check each target,
 //! then rewrite all of them; linear in the number of blocks.
 //!
+//! **Preconditions:** none.
+//!
 //! **Refusals** (module byte-identical): a `break`/`continue` whose target is not a block
 //! owned by its function, counted in `rejected_break` / `rejected_continue` (upstream
 //! collects every function's work list and rewrites nothing when any site is rejected).
@@ -25,37 +27,32 @@
 //! ```
 
 use crate::form::describe_function;
-use crate::pass::{Pass, PassContext, PassError, PassReport, PassRun};
-use crate::registry::{FormRequirement, PassInfo, PassOptions};
+use crate::declare::Counters;
+use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::util::reach::owned;
 use xir_ir::inst::InstKind;
 use xir_ir::{FuncId, Function, InstId, Module, Value};
 
-const KEYS: &[&str] = &[
-    "lowered_break",
-    "lowered_continue",
-    "rejected_break",
-    "rejected_continue",
-];
-
-/// Registry entry.
-pub static INFO: PassInfo = PassInfo {
-    name: "lower-break-continue",
-    summary: "Lowers break/continue into branches.",
-    form: FormRequirement::Either,
-    options: &[],
-    report_keys: KEYS,
-    create,
-    test_only: false,
-};
-
-fn create(_: &PassOptions) -> Result<Box<dyn Pass>, String> {
-    Ok(Box::new(LowerBreakContinue))
-}
-
 /// The `lower-break-continue` pass.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct LowerBreakContinue;
+
+crate::declare_pass! {
+    LowerBreakContinue: module pass "lower-break-continue" {
+        summary: "Lowers break/continue into branches.",
+        form: Either,
+        counters: LowerBreakContinueCounters {
+            /// `break` → `br`.
+            lowered_break: ControlFlow,
+            /// `continue` → `br`.
+            lowered_continue: ControlFlow,
+            /// `break`s with a bad target (refusal).
+            rejected_break: Nothing,
+            /// `continue`s with a bad target (refusal).
+            rejected_continue: Nothing,
+        }
+    }
+}
 
 /// The `break`s and `continue`s of one function, and how many have a bad target.
 #[derive(Clone, Debug, Default)]
@@ -99,8 +96,8 @@ pub fn lower_sites(func: &mut Function, s: &Sites) {
 }
 
 impl Pass for LowerBreakContinue {
-    fn run(&self, module: &mut Module, cx: &mut PassContext) -> Result<PassRun, PassError> {
-        let mut report = PassReport::with_keys(KEYS);
+    fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {
+        let mut c = LowerBreakContinueCounters::default();
         let mut all: Vec<(FuncId, Sites)> = Vec::new();
         let mut first_bad: Option<FuncId> = None;
         for &f in &module.func_order {
@@ -108,8 +105,8 @@ impl Pass for LowerBreakContinue {
                 continue;
             }
             let s = collect_sites(module.func(f));
-            report.add("rejected_break", s.rejected_breaks);
-            report.add("rejected_continue", s.rejected_continues);
+            c.rejected_break += s.rejected_breaks;
+            c.rejected_continue += s.rejected_continues;
             if s.rejected_breaks + s.rejected_continues > 0 && first_bad.is_none() {
                 first_bad = Some(f);
             }
@@ -120,20 +117,13 @@ impl Pass for LowerBreakContinue {
                 "{} has a break or continue whose target is not one of its blocks",
                 describe_function(module, f)
             );
-            return Ok(PassRun::refused(reason, report));
+            return Ok(PassRun::refused(reason, c.report()));
         }
-        let mut changed = false;
         for (f, s) in all {
-            let n = (s.breaks.len() + s.continues.len()) as u64;
-            if n == 0 {
-                continue;
-            }
             lower_sites(module.func_mut(f), &s);
-            report.add("lowered_break", s.breaks.len() as u64);
-            report.add("lowered_continue", s.continues.len() as u64);
-            cx.analyses.invalidate_function(f);
-            changed = true;
+            c.lowered_break += s.breaks.len() as u64;
+            c.lowered_continue += s.continues.len() as u64;
         }
-        Ok(PassRun::new(changed, report))
+        Ok(PassRun::new(c.changed(), c.report()))
     }
 }

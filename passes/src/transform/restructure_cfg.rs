@@ -47,6 +47,9 @@
 //! 5. The candidate is verified (default checks plus unique merges and canonical
 //!    `break`/`continue` targets).
 //!
+//! **Preconditions:** phi-free (run `reg2mem` first), reducible, plain CFG; checked by
+//! step 1, which refuses otherwise.
+//!
 //! **Modes** (`mode=`): `transactional` (default) transforms a copy of each definition,
 //! verifies it and commits the whole module only when every definition succeeded; any
 //! failure leaves the module byte-identical (a refusal). `in-place-discardable` transforms
@@ -85,58 +88,75 @@
 //! ```
 
 use crate::form::describe_function;
-use crate::pass::{Pass, PassContext, PassError, PassReport, PassRun};
-use crate::registry::{FormRequirement, PassInfo, PassOptionInfo, PassOptions};
+use crate::declare::Counters;
+use crate::pass::{Pass, PassContext, PassError, PassRun};
+use crate::registry::{PassOptionInfo, PassOptions};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
 use xir_ir::text::print::printed_block_labels;
 use xir_ir::verify::{VerifyOptions, verify_function};
 use xir_ir::{BlockId, FuncId, Function, InstId, Module, SecondaryMap, Value};
 
-const KEYS: &[&str] = &[
-    "restructured_loop",
-    "restructured_if",
-    "restructured_switch",
-    "canonicalized_cfg",
-    "definition_transform_invocation",
-    "boundary_verifier",
-    "irreducible_region",
-    "unstructured_branch",
-    "invalid_construct",
-    "iteration_limit",
-];
-
 /// Exit blocks with at most this many instructions are copied per predecessor.
 pub const TAIL_DUPLICATION_LIMIT: usize = 16;
 
-/// Registry entry.
-pub static INFO: PassInfo = PassInfo {
-    name: "restructure-cfg",
-    summary: "Plain reducible CFG to structured control flow.",
-    form: FormRequirement::Either,
-    options: &[
-        PassOptionInfo {
-            name: "mode",
-            default: "transactional",
-            help: "transactional (refuse untouched on failure) or in-place-discardable",
-        },
-        PassOptionInfo {
-            name: "main-iteration-limit",
-            default: "10000",
-            help: "most constructs formed per definition before the pass gives up",
-        },
-        PassOptionInfo {
-            name: "post-iteration-limit",
-            default: "64",
-            help: "most merge-less selections one forwarded exit may cross",
-        },
-    ],
-    report_keys: KEYS,
-    create,
-    test_only: false,
-};
+/// The `restructure-cfg` pass.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct RestructureCfg {
+    /// `mode=in-place-discardable`.
+    pub in_place: bool,
+    /// Safety bounds.
+    pub limits: Limits,
+}
 
-fn create(o: &PassOptions) -> Result<Box<dyn Pass>, String> {
+crate::declare_pass! {
+    RestructureCfg: module pass "restructure-cfg" {
+        summary: "Plain reducible CFG to structured control flow.",
+        form: Either,
+        options: [
+            PassOptionInfo {
+                name: "mode",
+                default: "transactional",
+                help: "transactional (refuse untouched on failure) or in-place-discardable",
+            },
+            PassOptionInfo {
+                name: "main-iteration-limit",
+                default: "10000",
+                help: "most constructs formed per definition before the pass gives up",
+            },
+            PassOptionInfo {
+                name: "post-iteration-limit",
+                default: "64",
+                help: "most merge-less selections one forwarded exit may cross",
+            },
+        ],
+        create: create,
+        counters: RestructureCfgCounters {
+            /// `loop` / `simple_loop` constructs formed.
+            restructured_loop: ControlFlow,
+            /// `if` constructs formed.
+            restructured_if: ControlFlow,
+            /// `switch` constructs formed.
+            restructured_switch: ControlFlow,
+            /// Auxiliary rewrites (trampolines, preheaders, merges, exit copies).
+            canonicalized_cfg: ControlFlow,
+            /// Definitions transformed.
+            definition_transform_invocation: Nothing,
+            /// Candidate definitions verified.
+            boundary_verifier: Nothing,
+            /// Irreducible regions (refusal).
+            irreducible_region: Nothing,
+            /// Unstructured branches (refusal).
+            unstructured_branch: Nothing,
+            /// Invalid input or candidates (refusal).
+            invalid_construct: Nothing,
+            /// Exhausted bounds (refusal).
+            iteration_limit: Nothing,
+        }
+    }
+}
+
+fn create(o: &PassOptions) -> Result<RestructureCfg, String> {
     let in_place = match o.get("mode") {
         None | Some("transactional") => false,
         Some("in-place-discardable") => true,
@@ -146,13 +166,13 @@ fn create(o: &PassOptions) -> Result<Box<dyn Pass>, String> {
             ));
         }
     };
-    Ok(Box::new(RestructureCfg {
+    Ok(RestructureCfg {
         in_place,
         limits: Limits {
             main: o.get_u64("main-iteration-limit", 10000)?,
             post: o.get_u64("post-iteration-limit", 64)?,
         },
-    }))
+    })
 }
 
 /// Safety bounds.
@@ -171,15 +191,6 @@ impl Default for Limits {
             post: 64,
         }
     }
-}
-
-/// The `restructure-cfg` pass.
-#[derive(Copy, Clone, Debug, Default)]
-pub struct RestructureCfg {
-    /// `mode=in-place-discardable`.
-    pub in_place: bool,
-    /// Safety bounds.
-    pub limits: Limits,
 }
 
 /// Why a definition cannot be restructured. Blocks are those of the input.
@@ -218,12 +229,12 @@ pub enum Failure {
 }
 
 impl Failure {
-    fn key(&self) -> &'static str {
+    fn count(&self, c: &mut RestructureCfgCounters) {
         match self {
-            Failure::Irreducible { .. } => "irreducible_region",
-            Failure::Unstructured { .. } => "unstructured_branch",
-            Failure::Invalid { .. } | Failure::Verifier(_) => "invalid_construct",
-            Failure::IterationLimit { .. } => "iteration_limit",
+            Failure::Irreducible { .. } => c.irreducible_region += 1,
+            Failure::Unstructured { .. } => c.unstructured_branch += 1,
+            Failure::Invalid { .. } | Failure::Verifier(_) => c.invalid_construct += 1,
+            Failure::IterationLimit { .. } => c.iteration_limit += 1,
         }
     }
 
@@ -278,14 +289,11 @@ pub struct Restructured {
 }
 
 impl Restructured {
-    fn changed(&self) -> bool {
-        self.loops + self.ifs + self.switches + self.canonicalized > 0
-    }
-    fn add_to(&self, r: &mut PassReport) {
-        r.add("restructured_loop", self.loops);
-        r.add("restructured_if", self.ifs);
-        r.add("restructured_switch", self.switches);
-        r.add("canonicalized_cfg", self.canonicalized);
+    fn add_to(&self, c: &mut RestructureCfgCounters) {
+        c.restructured_loop += self.loops;
+        c.restructured_if += self.ifs;
+        c.restructured_switch += self.switches;
+        c.canonicalized_cfg += self.canonicalized;
     }
 }
 
@@ -417,8 +425,8 @@ fn scc_of(cfg: &Cfg, v: BlockId) -> Vec<BlockId> {
 }
 
 impl Pass for RestructureCfg {
-    fn run(&self, module: &mut Module, cx: &mut PassContext) -> Result<PassRun, PassError> {
-        let mut report = PassReport::with_keys(KEYS);
+    fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {
+        let mut c = RestructureCfgCounters::default();
         let mut todo = Vec::new();
         let mut first: Option<(FuncId, Failure)> = None;
         for &f in &module.func_order {
@@ -430,13 +438,13 @@ impl Pass for RestructureCfg {
                 Ok(true) => todo.push(f),
                 Ok(false) => {}
                 Err(e) => {
-                    report.add(e.key(), 1);
+                    e.count(&mut c);
                     first.get_or_insert((f, e));
                 }
             }
         }
         if let Some((f, e)) = first {
-            return Ok(PassRun::refused(e.describe(module, f), report));
+            return Ok(PassRun::refused(e.describe(module, f), c.report()));
         }
         let opts = VerifyOptions {
             require_unique_merge_blocks: true,
@@ -444,9 +452,8 @@ impl Pass for RestructureCfg {
             ..VerifyOptions::default()
         };
         let mut originals: Vec<(FuncId, Function)> = Vec::new();
-        let mut total = Restructured::default();
         for &f in &todo {
-            report.add("definition_transform_invocation", 1);
+            c.definition_transform_invocation += 1;
             let result = if self.in_place {
                 restructure_function(module.func_mut(f), self.limits)
             } else {
@@ -458,7 +465,7 @@ impl Pass for RestructureCfg {
                 r
             };
             let result = result.and_then(|n| {
-                report.add("boundary_verifier", 1);
+                c.boundary_verifier += 1;
                 match verify_function(module, f, &opts, None).first() {
                     None => Ok(n),
                     Some(d) => {
@@ -471,15 +478,9 @@ impl Pass for RestructureCfg {
                 }
             });
             match result {
-                Ok(n) => {
-                    cx.analyses.invalidate_function(f);
-                    total.loops += n.loops;
-                    total.ifs += n.ifs;
-                    total.switches += n.switches;
-                    total.canonicalized += n.canonicalized;
-                }
+                Ok(n) => n.add_to(&mut c),
                 Err(e) => {
-                    report.add(e.key(), 1);
+                    e.count(&mut c);
                     if self.in_place {
                         return Err(PassError::new(format!(
                             "restructure-cfg (mode=in-place-discardable) failed after mutating: {}",
@@ -489,14 +490,12 @@ impl Pass for RestructureCfg {
                     // Roll back every committed definition, then name the input's blocks.
                     for (g, orig) in originals.drain(..).rev() {
                         *module.func_mut(g) = orig;
-                        cx.analyses.invalidate_function(g);
                     }
-                    return Ok(PassRun::refused(e.describe(module, f), report));
+                    return Ok(PassRun::refused(e.describe(module, f), c.report()));
                 }
             }
         }
-        total.add_to(&mut report);
-        Ok(PassRun::new(total.changed(), report))
+        Ok(PassRun::new(c.changed(), c.report()))
     }
 }
 
