@@ -76,6 +76,21 @@ pub(crate) fn printed_ids(m: &Module, opts: &PrintOptions) -> Namer {
     p.namer
 }
 
+/// The label the default printer gives each block in `blocks` of function `f` (`%12`),
+/// for pass diagnostics that name blocks of a module they leave unchanged; `None` for a
+/// block the printed text would not show.
+pub fn printed_block_labels(
+    m: &Module,
+    f: crate::FuncId,
+    blocks: &[crate::BlockId],
+) -> Vec<Option<String>> {
+    let namer = printed_ids(m, &PrintOptions::default());
+    blocks
+        .iter()
+        .map(|b| namer.spelled(crate::text::numbering::Key::Block(f, *b)))
+        .collect()
+}
+
 /// Where [`Printer::module`] puts the text of main.
 pub(crate) enum Target<'w> {
     /// Everything stays in main, which gets the prelude in front as soon as that is
