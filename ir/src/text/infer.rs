@@ -79,52 +79,87 @@ pub fn infer_operand_type(
 /// | `autodiff_propagate_gradient` gradients (1…) | operand 0's type | — |
 ///
 /// Where a rule reads another operand's type, that operand must be resolved (an
-/// undefined value met earlier in the text, or any defined value). Types the module has
-/// never interned (a `vector<bool, N>` or a column vector nobody wrote) are not invented:
-/// inference fails and asks for a prelude declaration.
+/// undefined value met earlier in the text, or any defined value). This function only
+/// finds types the module has; the parser ([`infer_operand_type_interning`]) interns a
+/// constructed one (a `matrix<f32, N>`, a column vector, `vector<E, 4>`, a scalar).
 pub fn default_operand_type(
     module: &Module,
     f: FuncId,
     inst: &InstData,
     index: usize,
 ) -> Option<Type> {
+    match default_want(module, f, inst, index)? {
+        Want::Have(t) => Some(t),
+        Want::Make(d) => module.types.find(&d),
+    }
+}
+
+/// [`infer_operand_type`] for a reader building `module`: a default type the text has not
+/// mentioned yet (a `matrix<f32, N>`, a column vector, `vector<E, 4>`, `bool`) is
+/// interned. The printer's [`infer_operand_type`] finds it in the printed module exactly
+/// when it is the undefined value's own type, so a reader interning it agrees with the
+/// printer's decision to leave the declaration out.
+pub fn infer_operand_type_interning(
+    module: &mut Module,
+    f: FuncId,
+    inst: &InstData,
+    index: usize,
+) -> Option<Type> {
+    if let Some(t) = expected_operand_type(&ModuleContext { module, f }, inst, index) {
+        return Some(t);
+    }
+    match default_want(module, f, inst, index)? {
+        Want::Have(t) => Some(t),
+        Want::Make(d) => Some(module.types.intern(d)),
+    }
+}
+
+/// A default type: one the module has, or a structure to find or intern.
+enum Want {
+    Have(Type),
+    Make(TypeData),
+}
+
+fn default_want(module: &Module, f: FuncId, inst: &InstData, index: usize) -> Option<Want> {
     let ts = &module.types;
     let ty_of = |k: usize| module.value_type(f, *inst.operands.get(k)?);
     let other = || ty_of(1 - index.min(1));
+    let have = |t: Option<Type>| t.map(Want::Have);
+    let scalar = |k| Some(Want::Make(TypeData::Scalar(k)));
     match &inst.kind {
         InstKind::Arithmetic(op) => {
             let r = inst.ty?;
             match op.signature() {
-                S::Select if index == 2 => ts.find(&TypeData::Scalar(ScalarKind::Bool)),
-                S::Ordering | S::Equality | S::Dot if index < 2 => other(),
-                S::Lerp if index == 2 => Some(r),
-                S::Smoothstep if index < 2 => Some(r),
-                S::Step if index == 0 => Some(r),
-                S::MatrixComponentwise if index < 2 => Some(r),
+                S::Select if index == 2 => scalar(ScalarKind::Bool),
+                S::Ordering | S::Equality | S::Dot if index < 2 => have(other()),
+                S::Lerp if index == 2 => have(Some(r)),
+                S::Smoothstep if index < 2 => have(Some(r)),
+                S::Step if index == 0 => have(Some(r)),
+                S::MatrixComponentwise if index < 2 => have(Some(r)),
                 S::MatrixLinalgMul if index < 2 => match ts.get(r) {
-                    TypeData::Matrix { .. } => Some(r),
+                    TypeData::Matrix { .. } => have(Some(r)),
                     TypeData::Vector { elem, len } => match other().map(|t| ts.get(t)) {
-                        Some(TypeData::Matrix { .. }) => Some(r),
-                        _ => ts.find(&TypeData::Matrix {
+                        Some(TypeData::Matrix { .. }) => have(Some(r)),
+                        _ => Some(Want::Make(TypeData::Matrix {
                             elem: *elem,
                             n: *len,
-                        }),
+                        })),
                     },
                     _ => None,
                 },
                 S::OuterProduct if index < 2 => match other() {
-                    Some(t) if matches!(ts.get(t), TypeData::Vector { .. }) => Some(t),
-                    _ => matches!(ts.get(r), TypeData::Matrix { .. }).then_some(r),
+                    Some(t) if matches!(ts.get(t), TypeData::Vector { .. }) => have(Some(t)),
+                    _ => have(matches!(ts.get(r), TypeData::Matrix { .. }).then_some(r)),
                 },
                 S::Aggregate => match ts.get(r) {
                     TypeData::Vector { elem, .. }
                     | TypeData::Array { elem, .. }
-                    | TypeData::CoopVector { elem, .. } => Some(*elem),
-                    TypeData::Matrix { elem, n } => ts.find(&TypeData::Vector {
+                    | TypeData::CoopVector { elem, .. } => have(Some(*elem)),
+                    TypeData::Matrix { elem, n } => Some(Want::Make(TypeData::Vector {
                         elem: *elem,
                         len: *n,
-                    }),
-                    TypeData::Struct { members, .. } => members.get(index).copied(),
+                    })),
+                    TypeData::Struct { members, .. } => have(members.get(index).copied()),
                     _ => None,
                 },
                 S::Insert if index == 1 => indexed_type(module, r, inst.operands.get(2..)?),
@@ -136,13 +171,10 @@ pub fn default_operand_type(
                 Arity::Exact(k) => k as usize,
                 _ => 1,
             };
-            (index >= 1 && index + values >= inst.operands.len())
-                .then_some(inst.ty)
-                .flatten()
+            have((index >= 1 && index + values >= inst.operands.len()).then_some(inst.ty)?)
         }
         InstKind::ThreadGroup(op) => {
             use ThreadGroupOp as T;
-            let scalar = |k| ts.find(&TypeData::Scalar(k));
             match op {
                 T::RasterQuadDdx
                 | T::RasterQuadDdy
@@ -159,7 +191,7 @@ pub fn default_operand_type(
                 | T::WarpReadLane
                     if index == 0 =>
                 {
-                    inst.ty
+                    have(inst.ty)
                 }
                 T::WarpReadLane | T::ShaderExecutionReorder => scalar(ScalarKind::U32),
                 T::WarpActiveCountBits
@@ -179,14 +211,14 @@ pub fn default_operand_type(
             | AutodiffIntrinsicOp::OutputGradient
                 if index == 0 =>
             {
-                inst.ty
+                have(inst.ty)
             }
             AutodiffIntrinsicOp::GradientMarker | AutodiffIntrinsicOp::AccumulateGradient
                 if index < 2 =>
             {
-                other()
+                have(other())
             }
-            AutodiffIntrinsicOp::PropagateGradient if index >= 1 => ty_of(0),
+            AutodiffIntrinsicOp::PropagateGradient if index >= 1 => have(ty_of(0)),
             _ => None,
         },
         InstKind::ResourceWrite(op, _) if index == 2 => {
@@ -195,14 +227,14 @@ pub fn default_operand_type(
                 (
                     ResourceWriteOp::BufferWrite | ResourceWriteOp::BufferVolatileWrite,
                     TypeData::Buffer { elem },
-                ) => *elem,
+                ) => have(*elem),
                 (
                     ResourceWriteOp::Texture2dWrite | ResourceWriteOp::Texture3dWrite,
                     TypeData::Texture { elem, .. },
-                ) => ts.find(&TypeData::Vector {
+                ) => Some(Want::Make(TypeData::Vector {
                     elem: *elem,
                     len: 4,
-                }),
+                })),
                 _ => None,
             }
         }
@@ -212,17 +244,27 @@ pub fn default_operand_type(
 
 /// `t` indexed by `indices` as `extract`/`insert` index it (struct indices must be
 /// integer constants).
-fn indexed_type(module: &Module, mut t: Type, indices: &[Value]) -> Option<Type> {
+fn indexed_type(module: &Module, t: Type, indices: &[Value]) -> Option<Want> {
     let ts = &module.types;
+    let mut cur = Want::Have(t);
     for &i in indices {
-        t = match ts.get(t) {
+        let t = match cur {
+            Want::Have(t) => t,
+            // A matrix column: indexing it gives its element.
+            Want::Make(TypeData::Vector { elem, .. }) => {
+                cur = Want::Have(elem);
+                continue;
+            }
+            Want::Make(_) => return None,
+        };
+        cur = match ts.get(t) {
             TypeData::Vector { elem, .. }
             | TypeData::Array { elem, .. }
-            | TypeData::CoopVector { elem, .. } => *elem,
-            TypeData::Matrix { elem, n } => ts.find(&TypeData::Vector {
+            | TypeData::CoopVector { elem, .. } => Want::Have(*elem),
+            TypeData::Matrix { elem, n } => Want::Make(TypeData::Vector {
                 elem: *elem,
                 len: *n,
-            })?,
+            }),
             TypeData::Struct { members, .. } => {
                 let Value::Const(c) = i else { return None };
                 let bytes = &module.constants.get(c)?.bytes;
@@ -233,16 +275,15 @@ fn indexed_type(module: &Module, mut t: Type, indices: &[Value]) -> Option<Type>
                 let n = bytes.len().min(8);
                 le[..n].copy_from_slice(&bytes[..n]);
                 let v = u64::from_le_bytes(le);
-                let negative = signed && n > 0 && bytes[n - 1] & 0x80 != 0;
-                if negative {
+                if signed && n > 0 && bytes[n - 1] & 0x80 != 0 {
                     return None;
                 }
-                *members.get(usize::try_from(v).ok()?)?
+                Want::Have(*members.get(usize::try_from(v).ok()?)?)
             }
             _ => return None,
         };
     }
-    Some(t)
+    Some(cur)
 }
 
 /// Convenience: whether `v` is an undefined value.
