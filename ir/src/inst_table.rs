@@ -475,19 +475,28 @@ inst_table! {
     },
 }
 
-/// Instruction keywords grouped by length, as indices into [`InstTag::ALL`] (`u8::MAX`:
-/// empty), for [`InstTag::from_keyword`]. Built at compile time from the table; a group
-/// that overflows is a compile error.
-const KEYWORDS_BY_LEN: [[u8; 6]; 23] = {
-    let mut t = [[u8::MAX; 6]; 23];
+/// The slot of a word keyword in [`KEYWORD_SLOTS`]: a hash of its length and first and
+/// last bytes, collision-free over the table's keywords (checked at compile time: a new
+/// keyword that collides is a compile error, and then wants new constants here).
+const fn keyword_slot(len: usize, first: u8, last: u8) -> usize {
+    (len.wrapping_mul(27) + first as usize + last as usize) % 128
+}
+
+/// [`InstTag::ALL`] indices of the word keywords by [`keyword_slot`] (`u8::MAX`: none),
+/// for [`InstTag::from_keyword`]: one hash and one comparison per lookup.
+const KEYWORD_SLOTS: [u8; 128] = {
+    let mut t = [u8::MAX; 128];
     let mut i = 0;
     while i < InstTag::ALL.len() {
-        let k = InstTag::ALL[i].text_keyword().len();
-        let mut j = 0;
-        while t[k][j] != u8::MAX {
-            j += 1;
+        let k = InstTag::ALL[i].text_keyword().as_bytes();
+        if k[0] != b'@' {
+            let slot = keyword_slot(k.len(), k[0], k[k.len() - 1]);
+            assert!(
+                t[slot] == u8::MAX,
+                "instruction keywords collide in KEYWORD_SLOTS"
+            );
+            t[slot] = i as u8;
         }
-        t[k][j] = i as u8;
         i += 1;
     }
     t
@@ -530,16 +539,11 @@ impl InstTag {
     /// body starts with an `@op` token rather than a word).
     #[inline]
     pub fn from_keyword(s: &str) -> Option<Self> {
-        let group = KEYWORDS_BY_LEN.get(s.len())?;
-        let first = *s.as_bytes().first()?;
-        for &i in group {
-            let t = *Self::ALL.get(i as usize)?;
-            let k = t.text_keyword();
-            if k.as_bytes()[0] == first && k == s && first != b'@' {
-                return Some(t);
-            }
-        }
-        None
+        let b = s.as_bytes();
+        let (&first, &last) = (b.first()?, b.last()?);
+        let i = KEYWORD_SLOTS[keyword_slot(b.len(), first, last)];
+        let t = *Self::ALL.get(i as usize)?;
+        (t.text_keyword() == s).then_some(t)
     }
 
     /// Every word keyword (for "did you mean" suggestions).
