@@ -877,8 +877,8 @@ fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> Result<Vec<L
     }
     // Merges.
     let mut merges: Vec<BlockId> = Vec::with_capacity(count);
-    for li in 0..count {
-        let mut targets: Vec<BlockId> = exits[li].iter().map(|e| e.1).collect();
+    for (li, loop_exits) in exits.iter().enumerate() {
+        let mut targets: Vec<BlockId> = loop_exits.iter().map(|e| e.1).collect();
         targets.sort();
         targets.dedup();
         let h = lf.headers[li];
@@ -912,7 +912,7 @@ fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> Result<Vec<L
                 } else {
                     let m = exit_block(func, InstKind::Branch, v);
                     lf.loop_of[m] = lf.nearest_containing(li as u32, v);
-                    for &(u, _) in &exits[li] {
+                    for &(u, _) in loop_exits {
                         retarget(func, u, v, m);
                     }
                     n.canonicalized += 1;
@@ -990,7 +990,7 @@ fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> Result<Vec<L
     for li in 0..count {
         let h = lf.headers[li];
         let merge = merges[li];
-        let shape = loop_shape(func, &cfg, &dom, &lf, li as u32, h, &merges, &is_merge);
+        let shape = loop_shape(func, (&cfg, &dom), &lf, li as u32, h, &merges, &is_merge);
         out.push(LoopInfo {
             header: h,
             merge,
@@ -1003,8 +1003,7 @@ fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> Result<Vec<L
 
 fn loop_shape(
     func: &Function,
-    cfg: &Cfg,
-    dom: &DomTree,
+    (cfg, dom): (&Cfg, &DomTree),
     lf: &LoopForest,
     li: u32,
     h: BlockId,
