@@ -2,7 +2,7 @@
 //! passes use (append/insert/remove instructions, create/remove blocks, replace uses).
 
 use crate::entity::{PrimaryMap, SecondaryMap};
-use crate::inst::{InstData, InstId, InstKind};
+use crate::inst::{InstData, InstId};
 use crate::metadata::MetadataList;
 use crate::types::Type;
 use crate::value::{ArgId, BlockId, Value};
@@ -309,14 +309,5 @@ impl Function {
                 }
             }
         }
-    }
-
-    /// Whether the function contains structured control flow (If, Switch, Loop, …,
-    /// Break, Continue).
-    pub fn has_structured_control_flow(&self) -> bool {
-        self.placed_insts().any(|i| {
-            let k = &self.insts[i].kind;
-            k.tag().is_structured() || matches!(k, InstKind::Break | InstKind::Continue)
-        })
     }
 }
