@@ -82,7 +82,7 @@ pub fn describe_function(m: &Module, f: FuncId) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xir_ir::builder::Cursor;
+    use xir_ir::edit::{Cursor, InstBuilder};
     use xir_ir::function::Function;
     use xir_ir::{FunctionKind, InstKind, Value};
 

@@ -162,7 +162,7 @@ impl PostDomTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builder::Cursor;
+    use crate::edit::{Cursor, InstBuilder};
     use crate::function::FunctionKind;
     use crate::value::Value;
 
