@@ -277,9 +277,10 @@ impl Function {
             .sum()
     }
 
-    /// Replaces every operand equal to `old` by `new` in placed instructions, and phi
-    /// incoming blocks / side blocks too when both are blocks. Returns the number of
-    /// operand slots rewritten.
+    /// Replaces every operand equal to `old` by `new` in placed instructions (operand
+    /// slots only: phi incoming blocks and structured side blocks are left alone).
+    /// Returns the number of slots rewritten. Scans the whole function; a pass that
+    /// replaces many values uses [`crate::edit::Rewriter::replace_all_uses`] (O(uses)).
     pub fn replace_all_uses(&mut self, old: Value, new: Value) -> usize {
         let mut n = 0;
         let order = self.block_order.clone();
