@@ -25,6 +25,7 @@ pub mod edit;
 pub mod entity;
 pub mod function;
 pub mod inst;
+pub mod inst_table;
 pub mod interchange;
 pub mod metadata;
 pub mod module;

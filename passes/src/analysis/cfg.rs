@@ -5,16 +5,19 @@
 //! and dominator tree), so one function's CFG is computed once until it is invalidated.
 
 use super::{Analysis, AnalysisCache};
+use crate::pass::Changed;
 use xir_ir::analysis::{Cfg, DomTree, LoopForest, PostDomTree};
 use xir_ir::{BlockId, FuncId, Module, SecondaryMap};
 
 impl Analysis for Cfg {
+    const INVALIDATED_BY: Changed = Changed::ControlFlow;
     fn compute(module: &Module, f: FuncId, _: &mut AnalysisCache) -> Self {
         Cfg::compute(module.func(f))
     }
 }
 
 impl Analysis for DomTree {
+    const INVALIDATED_BY: Changed = Changed::ControlFlow;
     fn compute(module: &Module, f: FuncId, cache: &mut AnalysisCache) -> Self {
         let cfg = cache.get::<Cfg>(module, f);
         DomTree::compute(module.func(f), &cfg)
@@ -22,6 +25,7 @@ impl Analysis for DomTree {
 }
 
 impl Analysis for PostDomTree {
+    const INVALIDATED_BY: Changed = Changed::ControlFlow;
     fn compute(module: &Module, f: FuncId, cache: &mut AnalysisCache) -> Self {
         let cfg = cache.get::<Cfg>(module, f);
         PostDomTree::compute(module.func(f), &cfg)
@@ -29,6 +33,7 @@ impl Analysis for PostDomTree {
 }
 
 impl Analysis for LoopForest {
+    const INVALIDATED_BY: Changed = Changed::ControlFlow;
     fn compute(module: &Module, f: FuncId, cache: &mut AnalysisCache) -> Self {
         let cfg = cache.get::<Cfg>(module, f);
         let dom = cache.get::<DomTree>(module, f);
@@ -57,6 +62,7 @@ impl DomFrontiers {
 }
 
 impl Analysis for DomFrontiers {
+    const INVALIDATED_BY: Changed = Changed::ControlFlow;
     fn compute(module: &Module, f: FuncId, cache: &mut AnalysisCache) -> Self {
         let cfg = cache.get::<Cfg>(module, f);
         let dom = cache.get::<DomTree>(module, f);
