@@ -105,10 +105,13 @@ impl Violation {
     }
 }
 
+/// A loop's `(body, merge)` side blocks.
+pub type PrepareTargets = (Option<BlockId>, Option<BlockId>);
+
 /// The (body, merge) side blocks of the `loop` whose prepare block is each block.
 #[derive(Clone, Debug, Default)]
 pub struct LoopPrepares {
-    targets: SecondaryMap<BlockId, Option<(Option<BlockId>, Option<BlockId>)>>,
+    targets: SecondaryMap<BlockId, Option<PrepareTargets>>,
 }
 
 impl LoopPrepares {
@@ -125,7 +128,7 @@ impl LoopPrepares {
         p
     }
     /// `Some((body, merge))` when `b` is the prepare block of a loop.
-    pub fn of(&self, b: BlockId) -> Option<(Option<BlockId>, Option<BlockId>)> {
+    pub fn of(&self, b: BlockId) -> Option<PrepareTargets> {
         *self.targets.get(b)
     }
 }

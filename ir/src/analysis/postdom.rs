@@ -99,9 +99,8 @@ impl PostDomTree {
             }
         }
         // Children in reverse post-order of the forward CFG, for stable output.
-        for w in 1..vertex.len() {
-            let b = vertex[w].expect("real vertex");
-            t.children[b].sort_by_key(|c| *cfg.rpo_index.get(*c));
+        for b in vertex.iter().skip(1).flatten() {
+            t.children[*b].sort_by_key(|c| *cfg.rpo_index.get(*c));
         }
         t.roots.sort_by_key(|c| *cfg.rpo_index.get(*c));
         // DFS numbering of the forest (iterative).

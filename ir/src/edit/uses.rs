@@ -127,12 +127,12 @@ impl UseIndex {
 
     /// Rewrites the `index` of the uses of slots `from..` of `inst`.
     fn renumber_from(&mut self, inst: InstId, from: usize, operands: &[Value]) {
-        for k in from..operands.len() {
+        for (k, &v) in operands.iter().enumerate().skip(from) {
             let pos = self.back.get(inst)[k];
             if pos == UNTRACKED {
                 continue;
             }
-            if let Some(list) = self.list_mut(operands[k]) {
+            if let Some(list) = self.list_mut(v) {
                 list[pos as usize].index = k as u32;
             }
         }

@@ -2,6 +2,7 @@
 //! function, and no pass leaves a stale analysis behind — after every pass, each cached
 //! CFG, dominator tree, frontier set and use map equals a fresh computation.
 
+use super::{AllocaOp, InstBuilder};
 use crate::analysis::{AnalysisCache, DomFrontiers};
 use crate::direct::DirectPass;
 use crate::pass::{Pass, PassContext};
