@@ -72,7 +72,13 @@ enum Source {
 ///   constants, a diamond with a single-value phi and a straight-line edge per segment.
 fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
     match p {
-        DirectPass::Dce => (Source::Large, &[]),
+        DirectPass::Dce | DirectPass::DestructureCfg | DirectPass::LowerBreakContinue => {
+            (Source::Large, &[])
+        }
+        DirectPass::RestructureCfg => (
+            Source::Large,
+            &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
+        ),
         DirectPass::Mem2Reg | DirectPass::AuditReg2MemSpills => {
             (Source::Large, &[DirectPass::Reg2Mem])
         }
@@ -120,6 +126,9 @@ measured! {
     measured_pass_audit_reg2mem_spills: AuditReg2MemSpills,
     measured_pass_phi_cleanup: PhiCleanup,
     measured_pass_simplify_cfg: SimplifyCfg,
+    measured_pass_destructure_cfg: DestructureCfg,
+    measured_pass_lower_break_continue: LowerBreakContinue,
+    measured_pass_restructure_cfg: RestructureCfg,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

@@ -14,9 +14,12 @@ crate::pass_registry! {
         audit_reg2mem_spills::AuditReg2MemSpills,
         const_fold::ConstFold,
         dce::Dce,
+        destructure_cfg::DestructureCfg,
+        lower_break_continue::LowerBreakContinue,
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
         reg2mem::Reg2Mem,
+        restructure_cfg::RestructureCfg,
         simplify_cfg::SimplifyCfg,
     ];
 }
@@ -57,10 +60,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "defer-local-aggregate-load",
         "Sinks whole-aggregate loads of locals to their uses.",
-    ),
-    (
-        "destructure-cfg",
-        "Structured control flow to plain CFG (switch to indexed_branch).",
     ),
     (
         "div-rem-pairs",
@@ -141,10 +140,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Vectorizes simple loops (opt-in, plain CFG).",
     ),
     (
-        "lower-break-continue",
-        "Lowers break/continue into branches.",
-    ),
-    (
         "lower-irreducible-cfg",
         "Makes irreducible control flow reducible.",
     ),
@@ -180,10 +175,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "reconstruct-ray-query-loop",
         "Re-forms explicit ray-query loops.",
-    ),
-    (
-        "restructure-cfg",
-        "Plain reducible CFG to structured control flow.",
     ),
     (
         "scalarizer",
