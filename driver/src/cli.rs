@@ -93,6 +93,15 @@ pub struct Cli {
     #[arg(long, help_heading = "Output options")]
     pub debug_info: bool,
 
+    /// Print analyses of every function instead of the module (cfg, dom, postdom, loops, form)
+    #[arg(
+        long = "print",
+        value_name = "ANALYSIS",
+        value_delimiter = ',',
+        help_heading = "Output options"
+    )]
+    pub print_analyses: Vec<String>,
+
     /// Run these passes in order (comma-separated)
     #[arg(
         long,

@@ -287,7 +287,11 @@ fn process_chunk<'s>(
         let runs_pipeline = cli.passes.is_some() || cli.pipeline.is_some();
         // The last verification (after the pipeline, or the only one without) may be
         // left to run while the module is printed ([`LateCheck`]).
-        let late = late && !cli.no_verify && !cli.verify_diagnostics && cli.emit.is_text();
+        let late = late
+            && !cli.no_verify
+            && !cli.verify_diagnostics
+            && cli.emit.is_text()
+            && cli.print_analyses.is_empty();
         let parse_check_is_late = late && !runs_pipeline;
         if !cli.no_verify && !parse_check_is_late {
             let source = from_text.then_some((&source_map, &*text));
@@ -333,6 +337,9 @@ fn process_chunk<'s>(
                 return None;
             }
         }
+        if !cli.print_analyses.is_empty() {
+            return Some(Rendered::Bytes(print_analyses(&module, cli).into_bytes()));
+        }
         if matches!(cli.emit, Emit::Interchange | Emit::Bitcode) {
             return match frontend::encode_interchange(&module, cli.emit == Emit::Bitcode) {
                 Ok(b) => Some(Rendered::Bytes(b)),
@@ -364,6 +371,40 @@ fn process_chunk<'s>(
         code,
         late_check,
     }
+}
+
+/// `--print=ANALYSIS,...`: the analyses of every function, named as the module printer
+/// names blocks (the names were checked by [`check_print_analyses`]).
+fn print_analyses(module: &xir_ir::Module, cli: &Cli) -> String {
+    use xir_ir::analysis::print;
+    let list: Vec<_> = cli
+        .print_analyses
+        .iter()
+        .filter_map(|n| print::find(n))
+        .collect();
+    let opts = xir_ir::text::PrintOptions {
+        flat: cli.emit == Emit::XirFlat,
+        ..Default::default()
+    };
+    print::print_analyses(module, &list, &opts)
+}
+
+/// Every `--print` name is a printable analysis.
+fn check_print_analyses(cli: &Cli) -> Result<(), String> {
+    use xir_ir::analysis::print::{PRINTABLE, find};
+    for n in &cli.print_analyses {
+        if find(n).is_none() {
+            let known: Vec<&str> = PRINTABLE.iter().map(|a| a.name).collect();
+            return Err(format!(
+                "--print: unknown analysis `{n}` (available: {})",
+                known.join(", ")
+            ));
+        }
+    }
+    if !cli.print_analyses.is_empty() && !cli.emit.is_text() {
+        return Err("--print cannot be combined with --emit=interchange or bitcode".into());
+    }
+    Ok(())
 }
 
 fn print_choice(cli: &Cli) -> frontend::PrintChoice {
@@ -538,6 +579,9 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         return Outcome::usage_error(
             "refusing to write bitcode to a terminal; use -o FILE or a pipe",
         );
+    }
+    if let Err(m) = check_print_analyses(&cli) {
+        return Outcome::usage_error(m);
     }
     if cli.emit == Emit::Bitcode && cli.split_input_file {
         return Outcome::usage_error("--emit=bitcode cannot be combined with --split-input-file");

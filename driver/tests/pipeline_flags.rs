@@ -3,7 +3,7 @@
 
 use xir_driver::cli::Cli;
 use xir_driver::pipeline::{EXIT_INVALID_IR, PipelineError, run_pipeline};
-use xir_ir::builder::Cursor;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::{Function, FunctionKind, Metadata, Module};
 
 fn module() -> Module {

@@ -8,7 +8,7 @@
 //! upstream's default bound (10,000 constructs per definition) stops the 100k sizes.
 
 use std::time::Instant;
-use xir_ir::builder::Cursor;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::inst::InstKind;
 use xir_ir::verify::{VerifyOptions, verify_module};
 use xir_ir::{BlockId, Function, FunctionKind, Module, Value};

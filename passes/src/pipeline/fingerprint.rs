@@ -215,7 +215,7 @@ fn hash_metadata(h: &mut FxHasher, md: &[xir_ir::Metadata]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xir_ir::builder::Cursor;
+    use xir_ir::edit::{Cursor, InstBuilder};
     use xir_ir::{Function, FunctionKind, InstData, InstKind, Metadata};
 
     fn module() -> Module {

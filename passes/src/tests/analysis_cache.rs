@@ -2,6 +2,7 @@
 //! function, and no pass leaves a stale analysis behind — after every pass, each cached
 //! CFG, dominator tree, frontier set and use map equals a fresh computation.
 
+use super::{AllocaOp, InstBuilder};
 use crate::analysis::{AnalysisCache, DomFrontiers};
 use crate::direct::DirectPass;
 use crate::pass::{Pass, PassContext};
@@ -179,13 +180,13 @@ fn analyses_survive_by_change_class() {
     let y = t.block();
     let i32t = t.i32();
     let a = t.arg(i32t);
-    let p = t.alloca(e, i32t);
-    t.store(e, p, a);
+    let p = t.at(e).alloca(AllocaOp::Local, i32t);
+    t.at(e).store(p, a);
     let tru = t.cbool(true);
-    t.cond_br(e, tru, x, y);
-    let v = t.load(x, i32t, p);
-    t.ret(x, Some(v));
-    t.ret(y, Some(a));
+    t.at(e).cond_br(tru, x, y);
+    let v = t.at(x).load(i32t, p);
+    t.at(x).ret(Some(v));
+    t.at(y).ret(Some(a));
     let f = t.f;
     let mut cx = PassContext::default();
     warm(&t.m, &mut cx.analyses);

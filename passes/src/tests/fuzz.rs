@@ -84,15 +84,17 @@ pub(super) fn random_module(seed: u64) -> Module {
     }
     // Allocas in the entry.
     let nalloca = rng.below(3);
-    let slots: Vec<Value> = (0..nalloca).map(|_| t.alloca(blocks[0], i32t)).collect();
+    let slots: Vec<Value> = (0..nalloca)
+        .map(|_| t.at(blocks[0]).alloca(AllocaOp::Local, i32t))
+        .collect();
     // Emit terminators now (values are inserted before them later).
     for (k, &b) in blocks.iter().enumerate() {
         match terms[k] {
             Term::Ret => {
-                t.ret(b, Some(args[0]));
+                t.at(b).ret(Some(args[0]));
             }
             Term::Br(x) => {
-                t.br(b, blocks[x]);
+                t.at(b).br(blocks[x]);
             }
             Term::Cond(kind, x, y) => {
                 let c = match kind {
@@ -100,7 +102,7 @@ pub(super) fn random_module(seed: u64) -> Module {
                     1 => t.cbool(false),
                     _ => flag,
                 };
-                t.cond_br(b, c, blocks[x], blocks[y]);
+                t.at(b).cond_br(c, blocks[x], blocks[y]);
             }
             Term::Indexed(constant, x, y) => {
                 let sel = if constant { t.ci32(1) } else { args[1] };
@@ -124,9 +126,9 @@ pub(super) fn random_module(seed: u64) -> Module {
                     None,
                     &[flag, Value::Block(th), Value::Block(el)],
                 );
-                t.br(th, m);
-                t.br(el, m);
-                t.ret(m, Some(args[1]));
+                t.at(th).br(m);
+                t.at(el).br(m);
+                t.at(m).ret(Some(args[1]));
             }
             Term::Loop(k) => {
                 let (prep, body, upd, merge) = (extra[k], extra[k + 1], extra[k + 2], extra[k + 3]);
@@ -145,17 +147,17 @@ pub(super) fn random_module(seed: u64) -> Module {
                     1 => t.cbool(true),
                     _ => flag,
                 };
-                t.cond_br(prep, c, body, merge);
+                t.at(prep).cond_br(c, body, merge);
                 if rng.chance(30) {
                     t.ins(body, InstKind::Break, None, &[Value::Block(merge)]);
                 } else {
                     t.ins(body, InstKind::Continue, None, &[Value::Block(upd)]);
                 }
-                t.br(upd, prep);
+                t.at(upd).br(prep);
                 if rng.chance(50) {
-                    t.ret(merge, Some(args[0]));
+                    t.at(merge).ret(Some(args[0]));
                 } else {
-                    t.br(merge, blocks[rng.below(nb)]);
+                    t.at(merge).br(blocks[rng.below(nb)]);
                 }
             }
             Term::Switch(k) => {
@@ -172,7 +174,7 @@ pub(super) fn random_module(seed: u64) -> Module {
                 );
                 t.ins(c0, InstKind::Break, None, &[Value::Block(merge)]);
                 t.ins(d, InstKind::Break, None, &[Value::Block(merge)]);
-                t.ret(merge, Some(args[0]));
+                t.at(merge).ret(Some(args[0]));
             }
         }
     }
