@@ -708,8 +708,8 @@ impl<'p> Machine<'p> {
                                 k += n as usize;
                             }
                         }
-                        pc = to as usize;
                         budget!();
+                        pc = to as usize;
                     }};
                 }
                 match op {

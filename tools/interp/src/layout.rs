@@ -48,7 +48,7 @@ pub fn lanes(ts: &TypeStore, t: Type) -> Result<u64, LayoutError> {
         TypeData::Scalar(k) => {
             if !crate::scalar::kind_supported(*k) {
                 return Err(LayoutError::Refused(format!(
-                    "scalar type {}",
+                    "{} values",
                     k.text_name()
                 )));
             }

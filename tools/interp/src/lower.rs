@@ -91,6 +91,7 @@ pub fn lower(
     let mut args = Vec::new();
     for (k, &f) in order.iter().enumerate() {
         let mut l = FnLower::new(m, f, &index, span_fn(map, f));
+        l.map = map;
         match l.run(&mut shared) {
             Ok(()) => {}
             Err(()) => {}
@@ -160,6 +161,7 @@ struct FnLower<'m, SF: Fn(InstId) -> Option<Span>> {
     cur: InstId,
     cur_block: xir_ir::BlockId,
     plans: HashMap<Type, Arc<[(u32, ScalarKind)]>>,
+    map: Option<&'m SourceMap>,
 }
 
 impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
@@ -185,6 +187,7 @@ impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
             cur: InstId::new(0),
             cur_block: xir_ir::BlockId::new(0),
             plans: HashMap::new(),
+            map: None,
         }
     }
 
@@ -338,7 +341,7 @@ impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
                     {
                         self.diags.push(Diagnostic::error(
                             "resource arguments other than buffers (textures, bindless arrays, accels) are not executed",
-                            None,
+                            self.map.and_then(|s| s.arg(self.f, a)),
                         ));
                         return Err(());
                     }
@@ -347,7 +350,7 @@ impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
                 ArgKind::Value => match self.lanes_of(ad.ty) {
                     Ok(n) => n,
                     Err(e) => {
-                        self.diags.push(Diagnostic::error(e, None));
+                        self.diags.push(Diagnostic::error(e, self.map.and_then(|s| s.arg(self.f, a))));
                         return Err(());
                     }
                 },
