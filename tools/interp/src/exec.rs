@@ -299,8 +299,10 @@ impl<'p> Machine<'p> {
         let bs = self.cfg.block_size;
         self.clock.phase += 1;
         self.clock.block_start = self.clock.phase;
+        // Every block has its own shared memory: fresh contents and a fresh shadow.
         self.shared.fill(0);
         self.sw.fill(0);
+        self.sshadow.fill(Shadow::default());
         let mut threads = Vec::new();
         let w = self.grid[0] * bs[0];
         let h = self.grid[1] * bs[1];

@@ -47,10 +47,7 @@ pub fn lanes(ts: &TypeStore, t: Type) -> Result<u64, LayoutError> {
     Ok(match ts.get(t) {
         TypeData::Scalar(k) => {
             if !crate::scalar::kind_supported(*k) {
-                return Err(LayoutError::Refused(format!(
-                    "{} values",
-                    k.text_name()
-                )));
+                return Err(LayoutError::Refused(format!("{} values", k.text_name())));
             }
             1
         }

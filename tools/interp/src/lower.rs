@@ -350,7 +350,10 @@ impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
                 ArgKind::Value => match self.lanes_of(ad.ty) {
                     Ok(n) => n,
                     Err(e) => {
-                        self.diags.push(Diagnostic::error(e, self.map.and_then(|s| s.arg(self.f, a))));
+                        self.diags.push(Diagnostic::error(
+                            e,
+                            self.map.and_then(|s| s.arg(self.f, a)),
+                        ));
                         return Err(());
                     }
                 },
