@@ -258,7 +258,7 @@ fn run(
         (None, None) => program.block_size,
     };
     let threads: u64 = block_size.iter().map(|&x| x as u64).product();
-    if block_size.contains(&0) || threads > 1024 || threads % 32 != 0 {
+    if block_size.contains(&0) || threads > 1024 || !threads.is_multiple_of(32) {
         return Err(fail(format!(
             "block size {}x{}x{} is invalid (the thread count must be a multiple of 32 between 32 and 1024, as the verifier requires of kernels)",
             block_size[0], block_size[1], block_size[2]

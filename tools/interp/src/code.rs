@@ -16,6 +16,9 @@ use xir_ir::{FuncId, InstId, SpecialRegister};
 /// A pure op too rare to deserve its own variant: reads and writes the frame's lanes.
 pub type PureFn = Box<dyn Fn(&mut [u64]) -> Result<(), &'static str> + Send + Sync>;
 
+/// Per lane of a value: byte offset in its native image and scalar kind.
+pub type Plan = Arc<[(u32, ScalarKind)]>;
+
 /// A lane range: first lane, count.
 pub type Range = (u32, u32);
 
@@ -221,7 +224,7 @@ pub enum Op {
     /// `print`: format and values (register, lane kinds).
     Print {
         format: Box<str>,
-        args: Box<[(u32, Arc<[(u32, ScalarKind)]>)]>,
+        args: Box<[(u32, Plan)]>,
     },
     /// `assert` / `assume` of a bool register (`assume`: a false condition is undefined).
     Assert {
@@ -284,6 +287,6 @@ pub enum KernelArg {
         /// Register holding the binding.
         reg: u32,
         /// Element plan and size.
-        elem: Option<(Arc<[(u32, ScalarKind)]>, u64)>,
+        elem: Option<(Plan, u64)>,
     },
 }

@@ -441,8 +441,8 @@ impl<'p> Machine<'p> {
                 xir_ir::value::SpecialRegisterType::Uint3 => 3,
                 _ => 1,
             };
-            for i in 0..n {
-                t.regs[r + i] = v3[i] as u64;
+            for (i, v) in v3.iter().take(n).enumerate() {
+                t.regs[r + i] = *v as u64;
             }
         }
     }
@@ -678,10 +678,8 @@ impl<'p> Machine<'p> {
                 let op = &code.ops[pc];
                 pc += 1;
                 steps += 1;
-                if track {
-                    if let Err(m) = check_defined(op, &t.ud[base..base + nregs]) {
-                        ub!(m);
-                    }
+                if track && let Err(m) = check_defined(op, &t.ud[base..base + nregs]) {
+                    ub!(m);
                 }
                 macro_rules! jump {
                     ($target:expr) => {{
@@ -937,7 +935,7 @@ impl<'p> Machine<'p> {
                             r[d..d + n].copy_from_slice(&self.shared[o..o + n]);
                         } else {
                             let o = pv as usize;
-                            if t.lw[o..o + n].iter().any(|&w| w == 0) {
+                            if t.lw[o..o + n].contains(&0) {
                                 ub!("read of a local variable before it is written");
                             }
                             r[d..d + n].copy_from_slice(&t.locals[o..o + n]);
@@ -1047,7 +1045,7 @@ impl<'p> Machine<'p> {
                         out,
                     } => {
                         let len = self.bufs[r[*buf as usize] as usize].bytes.len() as u64;
-                        let v = if *esize == 0 { len } else { len / *esize };
+                        let v = len.checked_div(*esize).unwrap_or(len);
                         r[*dst as usize] = v & scalar::mask(*out);
                     }
                     Op::Atomic {

@@ -27,6 +27,9 @@ use xir_ir::{
 
 type Res<T> = Result<T, String>;
 
+/// A function on the call-graph walk: its call sites and the next one to visit.
+type CallFrame = (FuncId, Vec<(InstId, FuncId)>, usize);
+
 /// Lowers `kernel` (and every callable it reaches) for execution.
 pub fn lower(
     m: &Module,
@@ -46,8 +49,7 @@ pub fn lower(
     let mut index: HashMap<FuncId, u32> = HashMap::from([(kernel, 0)]);
     let mut diags = Vec::new();
     {
-        let mut stack: Vec<(FuncId, Vec<(InstId, FuncId)>, usize)> =
-            vec![(kernel, calls(m, kernel), 0)];
+        let mut stack: Vec<CallFrame> = vec![(kernel, calls(m, kernel), 0)];
         let mut on_stack = vec![kernel];
         while let Some(top) = stack.last_mut() {
             if top.2 == top.1.len() {
@@ -92,10 +94,8 @@ pub fn lower(
     for (k, &f) in order.iter().enumerate() {
         let mut l = FnLower::new(m, f, &index, span_fn(map, f));
         l.map = map;
-        match l.run(&mut shared) {
-            Ok(()) => {}
-            Err(()) => {}
-        }
+        // Failures are in `l.diags`.
+        let _ = l.run(&mut shared);
         diags.append(&mut l.diags);
         if k == 0 && l.diags.is_empty() {
             args = l.kernel_args();
@@ -160,7 +160,7 @@ struct FnLower<'m, SF: Fn(InstId) -> Option<Span>> {
     diags: Vec<Diagnostic>,
     cur: InstId,
     cur_block: xir_ir::BlockId,
-    plans: HashMap<Type, Arc<[(u32, ScalarKind)]>>,
+    plans: HashMap<Type, Plan>,
     map: Option<&'m SourceMap>,
 }
 
@@ -209,11 +209,11 @@ impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
         })
     }
 
-    fn plan(&mut self, t: Type) -> Res<Arc<[(u32, ScalarKind)]>> {
+    fn plan(&mut self, t: Type) -> Res<Plan> {
         if let Some(p) = self.plans.get(&t) {
             return Ok(p.clone());
         }
-        let p: Arc<[(u32, ScalarKind)]> = self.layout(t)?.plan.into();
+        let p: Plan = self.layout(t)?.plan.into();
         self.plans.insert(t, p.clone());
         Ok(p)
     }
@@ -949,7 +949,7 @@ impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
         }
     }
 
-    fn buffer_elem(&mut self, v: Value) -> Res<(Arc<[(u32, ScalarKind)]>, u64)> {
+    fn buffer_elem(&mut self, v: Value) -> Res<(Plan, u64)> {
         let t = self.ty(v)?;
         match self.m.types.get(t) {
             TypeData::Buffer { elem: Some(e) } => {

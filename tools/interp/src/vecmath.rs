@@ -289,26 +289,32 @@ pub fn lower(
 
 fn minor(x: &[[f64; 4]; 4], n: usize, row: usize, col: usize) -> [[f64; 4]; 4] {
     let mut m = [[0f64; 4]; 4];
-    let mut ri = 0;
-    for i in 0..n {
-        if i == row {
-            continue;
+    for (ri, xr) in x
+        .iter()
+        .take(n)
+        .enumerate()
+        .filter(|(i, _)| *i != row)
+        .map(|(i, r)| (i - (i > row) as usize, r))
+    {
+        for (ci, v) in xr
+            .iter()
+            .take(n)
+            .enumerate()
+            .filter(|(j, _)| *j != col)
+            .map(|(j, v)| (j - (j > col) as usize, v))
+        {
+            m[ri][ci] = *v;
         }
-        let mut ci = 0;
-        for j in 0..n {
-            if j == col {
-                continue;
-            }
-            m[ri][ci] = x[i][j];
-            ci += 1;
-        }
-        ri += 1;
     }
     m
 }
 
 fn cofactor(x: &[[f64; 4]; 4], n: usize, row: usize, col: usize) -> f64 {
-    let s = if (row + col) % 2 == 0 { 1.0 } else { -1.0 };
+    let s = if (row + col).is_multiple_of(2) {
+        1.0
+    } else {
+        -1.0
+    };
     s * det_n(&minor(x, n, row, col), n - 1)
 }
 
