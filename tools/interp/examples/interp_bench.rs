@@ -2,7 +2,7 @@
 //! a memory-heavy kernel and a branchy kernel, each against the same computation in
 //! plain Rust in the same run, and a 1,024-thread saxpy end to end (lowering + run).
 //!
-//! `cargo run --release -p xir-interp --example interp_bench [-- REPEATS]`
+//! `cargo run --release -p xir-interp --example interp_bench [-- REPEATS [SCALE]]`
 //! Prints the median of REPEATS (default 5) runs per figure. Measure on a quiet machine
 //! (the figures in docs/semantics.md quote the load average they were taken at).
 
@@ -215,104 +215,120 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
+    // A second argument scales the problem sizes (e.g. 0.01 under callgrind).
+    let scale: f64 = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    let sized = |n: u32| ((n as f64 * scale) as u32).max(2);
+    // A third argument runs one section only (arithmetic, memory, branchy, saxpy).
+    let only = std::env::args().nth(3);
+    let on = |name: &str| only.as_deref().is_none_or(|o| o == name);
     // Arithmetic loop: one thread, 2M iterations.
-    let n = 2_000_000u32;
-    let (steps, t, bufs) = interp(
-        ARITH,
-        &|| {
-            vec![
-                ArgValue::Buffer(vec![0; 4]),
-                ArgValue::Buffer(vec![0; 4]),
-                ArgValue::Value(n.to_le_bytes().to_vec()),
-            ]
-        },
-        1,
-        reps,
-    );
-    let (rx, rt) = rust_time(reps, &|| {
-        let (mut x, mut f) = (1u32, 0f32);
-        let mut i = 0u32;
-        loop {
-            x = black_box(x).wrapping_mul(1664525).wrapping_add(1013904223);
-            f = black_box(f) * 0.5 + 1.0;
-            i += 1;
-            if i >= black_box(n) {
-                break;
+    if on("arithmetic") {
+        let n = sized(2_000_000);
+        let (steps, t, bufs) = interp(
+            ARITH,
+            &|| {
+                vec![
+                    ArgValue::Buffer(vec![0; 4]),
+                    ArgValue::Buffer(vec![0; 4]),
+                    ArgValue::Value(n.to_le_bytes().to_vec()),
+                ]
+            },
+            1,
+            reps,
+        );
+        let (rx, rt) = rust_time(reps, &|| {
+            let (mut x, mut f) = (1u32, 0f32);
+            let mut i = 0u32;
+            loop {
+                x = black_box(x).wrapping_mul(1664525).wrapping_add(1013904223);
+                f = black_box(f) * 0.5 + 1.0;
+                i += 1;
+                if i >= black_box(n) {
+                    break;
+                }
             }
-        }
-        x as u64 ^ f.to_bits() as u64
-    });
-    let ix = u32::from_le_bytes(bufs[0].as_ref().unwrap()[..4].try_into().unwrap());
-    let ifl = u32::from_le_bytes(bufs[1].as_ref().unwrap()[..4].try_into().unwrap());
-    assert_eq!(ix as u64 ^ ifl as u64, rx, "interpreter and Rust agree");
-    report("arithmetic", steps, t, rt);
-
-    // Memory-heavy: one thread streams 500k elements through a local and two buffers.
-    let n = 500_000u32;
-    let input: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2654435761)).collect();
-    let (steps, t, bufs) = interp(
-        MEMORY,
-        &|| {
-            vec![
-                ArgValue::Buffer(u32s(&input)),
-                ArgValue::Buffer(vec![0; 4 * n as usize]),
-                ArgValue::Value(n.to_le_bytes().to_vec()),
-            ]
-        },
-        1,
-        reps,
-    );
-    let (rsum, rt) = rust_time(reps, &|| {
-        let a = black_box(&input);
-        let mut b = vec![0u32; n as usize];
-        let mut acc = 0u32;
-        for i in 0..n as usize {
-            acc = acc.wrapping_add(a[i]);
-            b[i] = acc;
-        }
-        black_box(&b);
-        acc as u64
-    });
-    let last = u32::from_le_bytes(
-        bufs[1].as_ref().unwrap()[4 * (n as usize - 1)..]
-            .try_into()
-            .unwrap(),
-    );
-    assert_eq!(last as u64, rsum, "interpreter and Rust agree");
-    report("memory", steps, t, rt);
-
-    // Branchy: Collatz step counts for 1..n.
-    let n = 30_000u32;
-    let (steps, t, bufs) = interp(
-        BRANCHY,
-        &|| {
-            vec![
-                ArgValue::Buffer(vec![0; 4]),
-                ArgValue::Value(n.to_le_bytes().to_vec()),
-            ]
-        },
-        1,
-        reps,
-    );
-    let (rtot, rt) = rust_time(reps, &|| {
-        let mut total = 0u32;
-        for s in 1..black_box(n) {
-            let (mut v, mut k) = (s, 0u32);
-            while v > 1 {
-                v = if v & 1 == 1 {
-                    v.wrapping_mul(3).wrapping_add(1)
-                } else {
-                    v >> 1
-                };
-                k += 1;
+            x as u64 ^ f.to_bits() as u64
+        });
+        let ix = u32::from_le_bytes(bufs[0].as_ref().unwrap()[..4].try_into().unwrap());
+        let ifl = u32::from_le_bytes(bufs[1].as_ref().unwrap()[..4].try_into().unwrap());
+        assert_eq!(ix as u64 ^ ifl as u64, rx, "interpreter and Rust agree");
+        report("arithmetic", steps, t, rt);
+    }
+    if on("memory") {
+        // Memory-heavy: one thread streams 500k elements through a local and two buffers.
+        let n = sized(500_000);
+        let input: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2654435761)).collect();
+        let (steps, t, bufs) = interp(
+            MEMORY,
+            &|| {
+                vec![
+                    ArgValue::Buffer(u32s(&input)),
+                    ArgValue::Buffer(vec![0; 4 * n as usize]),
+                    ArgValue::Value(n.to_le_bytes().to_vec()),
+                ]
+            },
+            1,
+            reps,
+        );
+        let (rsum, rt) = rust_time(reps, &|| {
+            let a = black_box(&input);
+            let mut b = vec![0u32; n as usize];
+            let mut acc = 0u32;
+            for i in 0..n as usize {
+                acc = acc.wrapping_add(a[i]);
+                b[i] = acc;
             }
-            total = total.wrapping_add(k);
-        }
-        total as u64
-    });
-    let itot = u32::from_le_bytes(bufs[0].as_ref().unwrap()[..4].try_into().unwrap());
-    assert_eq!(itot as u64, rtot, "interpreter and Rust agree");
-    report("branchy", steps, t, rt);
+            black_box(&b);
+            acc as u64
+        });
+        let last = u32::from_le_bytes(
+            bufs[1].as_ref().unwrap()[4 * (n as usize - 1)..]
+                .try_into()
+                .unwrap(),
+        );
+        assert_eq!(last as u64, rsum, "interpreter and Rust agree");
+        report("memory", steps, t, rt);
+    }
+    if on("branchy") {
+        // Branchy: Collatz step counts for 1..n.
+        let n = sized(30_000);
+        let (steps, t, bufs) = interp(
+            BRANCHY,
+            &|| {
+                vec![
+                    ArgValue::Buffer(vec![0; 4]),
+                    ArgValue::Value(n.to_le_bytes().to_vec()),
+                ]
+            },
+            1,
+            reps,
+        );
+        let (rtot, rt) = rust_time(reps, &|| {
+            let mut total = 0u32;
+            for s in 1..black_box(n) {
+                let (mut v, mut k) = (s, 0u32);
+                while v > 1 {
+                    v = if v & 1 == 1 {
+                        v.wrapping_mul(3).wrapping_add(1)
+                    } else {
+                        v >> 1
+                    };
+                    k += 1;
+                }
+                total = total.wrapping_add(k);
+            }
+            total as u64
+        });
+        let itot = u32::from_le_bytes(bufs[0].as_ref().unwrap()[..4].try_into().unwrap());
+        assert_eq!(itot as u64, rtot, "interpreter and Rust agree");
+        report("branchy", steps, t, rt);
+    }
+    if !on("saxpy") {
+        return;
+    }
 
     // saxpy, 1,024 threads, end to end (parse + lower + bind + run).
     let x: Vec<f32> = (0..1024).map(|i| i as f32 * 0.25).collect();

@@ -256,6 +256,9 @@ pub struct Code {
     pub insts: Vec<InstId>,
     /// Phi moves per edge: `(dst, src, lanes)`; edge 0 is empty.
     pub edges: Vec<Box<[(u32, u32, u32)]>>,
+    /// Per edge: no move reads a register another move of the edge writes, so the moves
+    /// can be done in place (otherwise they go through a scratch copy).
+    pub edge_direct: Vec<bool>,
     /// First op.
     pub entry: u32,
     /// The frame image (constants preloaded) and its undefined-lane marks.

@@ -66,30 +66,19 @@ pub struct Finished {
 }
 
 const SHARED_BIT: u64 = 1 << 63;
-const NONE: u32 = u32::MAX;
 const MANY: u32 = u32::MAX - 1;
 
-#[derive(Clone, Copy)]
-struct Shadow {
-    w_tid: u32,
-    w_phase: u32,
-    r_tid: u32,
-    r_phase: u32,
-    stale_tid: u32,
-    w_atomic: bool,
-}
+/// Race-detector record of one shared lane or buffer byte: `[w_tid, w_phase | atomic
+/// bit, r_tid, r_phase, stale_tid]`, thread ids stored plus one so that all zeros means
+/// "never accessed" (a zeroed allocation, which the allocator hands out lazily: large
+/// buffers cost nothing until touched).
+type Shadow = [u32; 5];
 
-impl Default for Shadow {
-    fn default() -> Self {
-        Shadow {
-            w_tid: NONE,
-            w_phase: 0,
-            r_tid: NONE,
-            r_phase: 0,
-            stale_tid: NONE,
-            w_atomic: false,
-        }
-    }
+const ATOMIC_BIT: u32 = 1 << 31;
+
+#[inline]
+fn tid_of(stored: u32) -> u32 {
+    stored.wrapping_sub(1)
 }
 
 /// Clock of the race detector: the current phase and the first phase of this block.
@@ -107,53 +96,46 @@ impl Clock {
     }
 }
 
-impl Shadow {
-    #[inline]
-    fn read(&mut self, tid: u32, c: Clock) -> Result<(), u32> {
-        if self.w_phase != 0 && self.w_tid != tid && c.unordered(self.w_phase) {
-            return Err(self.w_tid);
-        }
-        if self.r_phase == c.phase {
-            if self.r_tid != tid {
-                self.r_tid = MANY;
-            }
-        } else {
-            if self.r_phase != 0 && self.r_phase < c.block_start {
-                self.stale_tid = self.r_tid;
-            }
-            self.r_tid = tid;
-            self.r_phase = c.phase;
-        }
-        Ok(())
+#[inline]
+fn shadow_read(s: &mut Shadow, tid: u32, c: Clock) -> Result<(), u32> {
+    let w_phase = s[1] & !ATOMIC_BIT;
+    if w_phase != 0 && tid_of(s[0]) != tid && c.unordered(w_phase) {
+        return Err(tid_of(s[0]));
     }
+    if s[3] == c.phase {
+        if tid_of(s[2]) != tid {
+            s[2] = MANY.wrapping_add(1);
+        }
+    } else {
+        if s[3] != 0 && s[3] < c.block_start {
+            s[4] = s[2];
+        }
+        s[2] = tid.wrapping_add(1);
+        s[3] = c.phase;
+    }
+    Ok(())
+}
 
-    #[inline]
-    fn write(&mut self, tid: u32, c: Clock, atomic: bool) -> Result<(), u32> {
-        if self.w_phase != 0
-            && self.w_tid != tid
-            && c.unordered(self.w_phase)
-            && !(atomic && self.w_atomic)
-        {
-            return Err(self.w_tid);
-        }
-        if self.stale_tid != NONE {
-            return Err(self.stale_tid);
-        }
-        if self.r_phase != 0 && self.r_tid != tid && c.unordered(self.r_phase) {
-            return Err(self.r_tid);
-        }
-        let many = atomic
-            && self.w_atomic
-            && self.w_phase == c.phase
-            && self.w_tid != tid
-            && self.w_tid != NONE;
-        self.w_tid = if many { MANY } else { tid };
-        self.w_phase = c.phase;
-        self.w_atomic = atomic;
-        self.r_phase = 0;
-        self.r_tid = NONE;
-        Ok(())
+#[inline]
+fn shadow_write(s: &mut Shadow, tid: u32, c: Clock, atomic: bool) -> Result<(), u32> {
+    let w_phase = s[1] & !ATOMIC_BIT;
+    let w_atomic = s[1] & ATOMIC_BIT != 0;
+    let w_tid = tid_of(s[0]);
+    if w_phase != 0 && w_tid != tid && c.unordered(w_phase) && !(atomic && w_atomic) {
+        return Err(w_tid);
     }
+    if s[4] != 0 {
+        return Err(tid_of(s[4]));
+    }
+    if s[3] != 0 && tid_of(s[2]) != tid && c.unordered(s[3]) {
+        return Err(tid_of(s[2]));
+    }
+    let many = atomic && w_atomic && w_phase == c.phase && w_tid != tid && s[0] != 0;
+    s[0] = if many { MANY } else { tid }.wrapping_add(1);
+    s[1] = c.phase | if atomic { ATOMIC_BIT } else { 0 };
+    s[2] = 0;
+    s[3] = 0;
+    Ok(())
 }
 
 struct Buf {
@@ -220,7 +202,7 @@ pub fn run(p: &Program, args: Vec<ArgValue>, cfg: &RunConfig) -> Result<Finished
                 let n = bytes.len();
                 bufs.push(Buf {
                     bytes,
-                    shadow: vec![Shadow::default(); n],
+                    shadow: vec![[0u32; 5]; n],
                 });
                 values.push(None);
             }
@@ -245,7 +227,7 @@ pub fn run(p: &Program, args: Vec<ArgValue>, cfg: &RunConfig) -> Result<Finished
         bufs,
         shared: vec![0; p.shared_lanes as usize],
         sw: vec![0; p.shared_lanes as usize],
-        sshadow: vec![Shadow::default(); p.shared_lanes as usize],
+        sshadow: vec![[0u32; 5]; p.shared_lanes as usize],
         clock: Clock {
             phase: 0,
             block_start: 1,
@@ -302,7 +284,7 @@ impl<'p> Machine<'p> {
         // Every block has its own shared memory: fresh contents and a fresh shadow.
         self.shared.fill(0);
         self.sw.fill(0);
-        self.sshadow.fill(Shadow::default());
+        self.sshadow.fill([0; 5]);
         let mut threads = Vec::new();
         let w = self.grid[0] * bs[0];
         let h = self.grid[1] * bs[1];
@@ -684,7 +666,17 @@ impl<'p> Machine<'p> {
                 macro_rules! jump {
                     ($target:expr) => {{
                         let (to, edge) = $target;
-                        if edge != 0 {
+                        if edge != 0 && code.edge_direct[edge as usize] {
+                            for &(dst, src, n) in code.edges[edge as usize].iter() {
+                                r.copy_within(src as usize..(src + n) as usize, dst as usize);
+                                if track {
+                                    t.ud.copy_within(
+                                        base + src as usize..base + (src + n) as usize,
+                                        base + dst as usize,
+                                    );
+                                }
+                            }
+                        } else if edge != 0 {
                             let moves = &code.edges[edge as usize];
                             self.scratch.clear();
                             self.scratch_ud.clear();
@@ -918,7 +910,9 @@ impl<'p> Machine<'p> {
                                 if self.sw[o + k] == 0 {
                                     ub!("read of shared memory before it is written");
                                 }
-                                if let Err(other) = self.sshadow[o + k].read(gtid, clock) {
+                                if let Err(other) =
+                                    shadow_read(&mut self.sshadow[o + k], gtid, clock)
+                                {
                                     let m = self.race_msg("shared memory", o + k, other, false);
                                     self.steps = steps;
                                     let mut f = self.fault_at(
@@ -948,7 +942,9 @@ impl<'p> Machine<'p> {
                         if pv & SHARED_BIT != 0 {
                             let o = (pv & !SHARED_BIT) as usize;
                             for k in 0..n {
-                                if let Err(other) = self.sshadow[o + k].write(gtid, clock, false) {
+                                if let Err(other) =
+                                    shadow_write(&mut self.sshadow[o + k], gtid, clock, false)
+                                {
                                     let m = self.race_msg("shared memory", o + k, other, true);
                                     self.steps = steps;
                                     let mut f = self.fault_at(
@@ -1217,9 +1213,9 @@ impl<'p> Machine<'p> {
         let sh = &mut self.bufs[b].shadow[off..off + size as usize];
         for (k, s) in sh.iter_mut().enumerate() {
             let r = match a {
-                Access::Read => s.read(gtid, clock),
-                Access::Write => s.write(gtid, clock, false),
-                Access::Atomic => s.write(gtid, clock, true),
+                Access::Read => shadow_read(s, gtid, clock),
+                Access::Write => shadow_write(s, gtid, clock, false),
+                Access::Atomic => shadow_write(s, gtid, clock, true),
             };
             r.map_err(|o| (off + k, o))?;
         }
@@ -1274,7 +1270,7 @@ impl<'p> Machine<'p> {
                     if self.sw[o] == 0 {
                         return Err("atomic on shared memory before it is written".into());
                     }
-                    if let Err(other) = self.sshadow[o].write(gtid, clock, true) {
+                    if let Err(other) = shadow_write(&mut self.sshadow[o], gtid, clock, true) {
                         return Err(self.race_msg("shared memory", o, other, true));
                     }
                     let old = self.shared[o];

@@ -471,6 +471,16 @@ impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
             func: self.f,
             ops: self.ops,
             insts: self.insts,
+            edge_direct: self
+                .edges
+                .iter()
+                .map(|m| {
+                    m.iter().all(|&(_, src, n)| {
+                        m.iter()
+                            .all(|&(dst, _, dn)| src + n <= dst || dst + dn <= src)
+                    })
+                })
+                .collect(),
             edges: self.edges,
             entry: self.entry,
             init: self.init,
