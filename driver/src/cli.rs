@@ -168,6 +168,15 @@ pub struct Cli {
     #[arg(long, value_name = "LIST", help_heading = "Verification options")]
     pub verify_options: Option<String>,
 
+    /// Report at most N errors per input or chunk, then a "too many errors" note (0: no limit)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = xir_ir::text::MAX_ERRORS,
+        help_heading = "Verification options"
+    )]
+    pub error_limit: usize,
+
     /// Print the IR before every pass
     #[arg(long, help_heading = "Debugging options")]
     pub print_before_all: bool,

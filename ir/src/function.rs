@@ -254,10 +254,11 @@ impl Function {
         self.insts[last].kind.is_terminator().then_some(last)
     }
 
-    /// Executable successors: operand blocks of `b`'s terminator, in operand order.
+    /// Executable successors: the successor blocks of `b`'s terminator (the
+    /// instruction table's successor slots), in operand order.
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
         match self.terminator(b) {
-            Some(t) => self.insts[t].operand_blocks().collect(),
+            Some(t) => self.insts[t].successors().collect(),
             None => Vec::new(),
         }
     }

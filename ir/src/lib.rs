@@ -23,6 +23,7 @@ pub mod diag;
 pub mod entity;
 pub mod function;
 pub mod inst;
+pub mod inst_table;
 pub mod interchange;
 pub mod metadata;
 pub mod module;

@@ -4,16 +4,19 @@
 //! and dominator tree), so one function's CFG is computed once until it is invalidated.
 
 use super::{Analysis, AnalysisCache};
+use crate::pass::Changed;
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::{BlockId, FuncId, Module, SecondaryMap};
 
 impl Analysis for Cfg {
+    const INVALIDATED_BY: Changed = Changed::ControlFlow;
     fn compute(module: &Module, f: FuncId, _: &mut AnalysisCache) -> Self {
         Cfg::compute(module.func(f))
     }
 }
 
 impl Analysis for DomTree {
+    const INVALIDATED_BY: Changed = Changed::ControlFlow;
     fn compute(module: &Module, f: FuncId, cache: &mut AnalysisCache) -> Self {
         let cfg = cache.get::<Cfg>(module, f);
         DomTree::compute(module.func(f), &cfg)
@@ -41,6 +44,7 @@ impl DomFrontiers {
 }
 
 impl Analysis for DomFrontiers {
+    const INVALIDATED_BY: Changed = Changed::ControlFlow;
     fn compute(module: &Module, f: FuncId, cache: &mut AnalysisCache) -> Self {
         let cfg = cache.get::<Cfg>(module, f);
         let dom = cache.get::<DomTree>(module, f);

@@ -13,7 +13,7 @@ fn no_functions_publishes_all_keys() {
     let r = dce().run(&mut m, &mut PassContext::default()).unwrap();
     assert_eq!(r.report.entries().len(), 5);
     assert!(r.report.entries().iter().all(|(_, v)| *v == 0));
-    assert!(!r.changed);
+    assert!(!r.changed.any());
 }
 
 #[test]
@@ -27,13 +27,13 @@ fn removes_unused_chain_through_worklist() {
     let _z = t.arith(e, A::UnaryMinus, i32t, &[y]);
     t.ret(e, Some(a));
     let r = t.run(&dce());
-    assert!(r.changed);
+    assert_eq!(r.changed, crate::Changed::Instructions);
     assert_eq!(stat(&r, "removed_inst"), 3);
     assert_eq!(stat(&r, "dead_code_instruction_scan"), 4);
     assert_eq!(stat(&r, "dead_code_worklist_pop"), 3);
     assert_eq!(t.count(|_| true), 1);
     let again = t.run(&dce());
-    assert!(!again.changed, "idempotent");
+    assert!(!again.changed.any(), "idempotent");
     assert_eq!(stat(&again, "removed_inst"), 0);
 }
 
@@ -59,7 +59,7 @@ fn keeps_side_effects() {
     t.ret(e, None);
     let before = t.count(|_| true);
     let r = t.run(&dce());
-    assert!(!r.changed);
+    assert!(!r.changed.any());
     assert_eq!(t.count(|_| true), before);
 }
 
@@ -75,7 +75,7 @@ fn write_only_alloca_goes_with_its_stores_and_values() {
     t.store(e, p, a);
     t.ret(e, None);
     let r = t.run(&dce());
-    assert!(r.changed);
+    assert_eq!(r.changed, crate::Changed::Instructions);
     // alloca + 2 stores explicitly, then the add through the worklist.
     assert_eq!(stat(&r, "removed_inst"), 4);
     assert_eq!(stat(&r, "dead_code_worklist_pop"), 1);
@@ -102,7 +102,7 @@ fn folds_constant_cond_br_and_removes_dead_block_and_phi() {
     let p = t.phi(m_blk, i32t, &[(one, a_blk), (two, b_blk)]);
     t.ret(m_blk, Some(p));
     let r = t.run(&dce());
-    assert!(r.changed);
+    assert_eq!(r.changed, crate::Changed::ControlFlow);
     assert_eq!(stat(&r, "removed_block"), 1);
     // cond_br rewritten (1), b's br cleared (1), phi replaced (1).
     assert_eq!(stat(&r, "removed_inst"), 3);
@@ -111,7 +111,7 @@ fn folds_constant_cond_br_and_removes_dead_block_and_phi() {
     assert_eq!(term.metadata, vec![Metadata::Comment("keep me".into())]);
     assert_eq!(t.term(m_blk).operands[0], one);
     assert!(!t.m.func(t.f).has_block(b_blk));
-    assert!(!t.run(&dce()).changed);
+    assert!(!t.run(&dce()).changed.any());
 }
 
 #[test]
@@ -142,14 +142,14 @@ fn keeps_loop_prepare_false_form_and_shells() {
     t.br(upd, prep);
     t.ret(merge, None);
     let r = t.run(&dce());
-    assert!(r.changed);
+    assert_eq!(r.changed, crate::Changed::ControlFlow);
     assert!(matches!(t.term(prep).kind, InstKind::ConditionalBranch));
     let f = t.m.func(t.f);
     assert!(f.has_block(body) && f.has_block(upd));
     assert!(matches!(t.term(body).kind, InstKind::Unreachable { .. }));
     assert!(matches!(t.term(upd).kind, InstKind::Unreachable { .. }));
     assert_eq!(stat(&r, "removed_block"), 0);
-    assert!(!t.run(&dce()).changed);
+    assert!(!t.run(&dce()).changed.any());
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn constant_if_keeps_construct_and_empties_untaken_arm() {
     t.br(el, merge);
     t.ret(merge, None);
     let r = t.run(&dce());
-    assert!(r.changed);
+    assert_eq!(r.changed, crate::Changed::ControlFlow);
     assert!(matches!(t.term(e).kind, InstKind::If { .. }));
     assert_eq!(t.m.func(t.f).blocks[el].insts.len(), 1);
     assert!(matches!(t.term(el).kind, InstKind::Unreachable { .. }));

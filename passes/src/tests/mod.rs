@@ -2,6 +2,7 @@
 //! (used in addition to `ir::verify` once that is available).
 
 mod analysis_cache;
+mod cfg_round_trip;
 mod const_fold;
 mod dce;
 mod fuzz;

@@ -36,7 +36,7 @@ fn diamond() -> (T, [BlockId; 4], Value) {
 fn phi_becomes_marked_slot_and_round_trips() {
     let (mut t, [e, l, r, m], p) = diamond();
     let res = t.run(&r2m());
-    assert!(res.changed);
+    assert_eq!(res.changed, crate::Changed::Instructions);
     assert_eq!(stat(&res, "lowered_phi"), 1);
     assert_eq!(stat(&res, "lowered_cross_block_value"), 0);
     assert_eq!(stat(&res, "hoisted_alloca"), 0);
@@ -60,7 +60,7 @@ fn phi_becomes_marked_slot_and_round_trips() {
     assert_eq!(t.count(|k| matches!(k, InstKind::Phi { .. })), 0);
     assert_eq!(audit(&t.m).phi, 1);
     // Idempotent.
-    assert!(!t.run(&r2m()).changed);
+    assert!(!t.run(&r2m()).changed.any());
     // mem2reg restores the named phi and consumes the marker.
     let back = t.run(&PerFunction(Mem2Reg));
     assert_eq!(stat(&back, "promoted_alloca"), 1);
@@ -84,7 +84,7 @@ fn audit_fails_or_refuses_while_markers_remain() {
     let r = AuditReg2MemSpills { fatal: false }
         .run(&mut t.m, &mut cx)
         .unwrap();
-    assert!(r.refusal.is_some() && !r.changed);
+    assert!(r.refusal.is_some() && !r.changed.any());
     assert_eq!(stat(&r, "remaining_phi_spill"), 1);
     assert_eq!(stat(&r, "remaining_spill"), 1);
     // A marker on a block is an invalid placement.
@@ -103,7 +103,7 @@ fn audit_on_empty_module_publishes_four_zero_keys() {
         .run(&mut m, &mut PassContext::default())
         .unwrap();
     assert_eq!(r.report.entries().len(), 4);
-    assert!(!r.changed && r.refusal.is_none());
+    assert!(!r.changed.any() && r.refusal.is_none());
 }
 
 #[test]
@@ -192,8 +192,8 @@ fn cross_block_value_and_hoisting() {
     assert_eq!(f.blocks[m].insts.len(), 4);
     let wi = &f.insts[w.as_inst().unwrap()];
     assert_ne!(wi.operands[0], wi.operands[1]);
-    assert!(!t.run(&r2m()).changed);
+    assert!(!t.run(&r2m()).changed.any());
     let back = t.run(&PerFunction(Mem2Reg));
-    assert!(back.changed);
+    assert_eq!(back.changed, crate::Changed::Instructions);
     assert_eq!(audit(&t.m).cross_block, 0);
 }

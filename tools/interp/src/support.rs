@@ -141,7 +141,7 @@ pub fn classify(kind: &InstKind) -> Support {
 pub fn table() -> Vec<Row> {
     let mut rows = Vec::new();
     let mut push = |tag, sub: Option<&'static str>, support| rows.push(Row { tag, sub, support });
-    for tag in InstTag::ALL {
+    for &tag in InstTag::ALL {
         match tag {
             InstTag::Alloca => AllocaOp::ALL
                 .iter()

@@ -31,7 +31,7 @@ fn semantics_doc_is_current() {
 fn table_covers_every_instruction_and_op() {
     use xir_ir::op::*;
     let rows = xir_interp::support::table();
-    for tag in xir_ir::InstTag::ALL {
+    for &tag in xir_ir::InstTag::ALL {
         assert!(rows.iter().any(|r| r.tag == tag), "{tag:?}");
     }
     let n = ArithmeticOp::ALL.len()

@@ -149,6 +149,33 @@ pub fn callable_add() -> Module {
     m
 }
 
+/// Zero-length arrays (upstream's data model has them: size 0, the element's
+/// alignment): a zero-byte constant, a struct member, a value argument, a load and a
+/// store through a reference argument.
+pub fn zero_length_arrays() -> Module {
+    let mut m = Module::new();
+    let u = m.types.scalar(ScalarKind::U32);
+    let f = m.types.scalar(ScalarKind::F32);
+    let v4 = m.types.intern(TypeData::Vector { elem: f, len: 4 });
+    let empty_u = m.types.intern(TypeData::Array { elem: u, len: 0 });
+    let empty_f = m.types.intern(TypeData::Array { elem: f, len: 0 });
+    let empty_v4 = m.types.intern(TypeData::Array { elem: v4, len: 0 });
+    let s = m.types.intern(TypeData::Struct {
+        align: 16,
+        members: vec![empty_v4, f],
+    });
+    m.constant(empty_u, &[]);
+    m.constant(s, &[0, 0, 0x80, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let mut fb = Fb::new(&mut m, FunctionKind::Callable, Some(empty_f));
+    let a = fb.arg(ArgKind::Value, empty_f);
+    let r = fb.arg(ArgKind::Reference, empty_v4);
+    let b = fb.body();
+    let l = fb.ins(b, InstKind::Load, Some(empty_v4), [r]);
+    fb.ins(b, InstKind::Store, None, [r, l]);
+    fb.ret(b, Some(a));
+    m
+}
+
 /// `if` with merge, `phi`, `cond_br`, `br`.
 pub fn control_if() -> Module {
     let mut m = Module::new();
@@ -489,6 +516,7 @@ pub fn all() -> Vec<(&'static str, Module)> {
         ("misc", misc()),
         ("metadata-all", metadata_all()),
         ("specials", specials()),
+        ("zero-length-arrays", zero_length_arrays()),
     ];
     v.extend(ops::all());
     v
