@@ -1,0 +1,616 @@
+#!/usr/bin/env python3
+"""Independent oracle for the execution corpus (test-corpus/corpus/exec/).
+
+For every kernel listed here this script holds the input buffers and a Python model of
+what the kernel computes, written from the kernel's comment and docs/semantics.md, not
+from the interpreter and without parsing XIR. It writes
+
+  Inputs/NAME.json      the SPEC.json the kernel's RUN line passes to xir-run;
+  Inputs/NAME.expected  what `xir-run --format=text --float-format=bits` must print
+                        (floats as bit patterns, so the comparison is bit-exact).
+
+    python3 oracle.py            rewrite the files beside this script
+    python3 oracle.py --check    regenerate into a temporary directory and diff against
+                                 the checked-in files; exit 1 on any difference
+
+Python 3.11 standard library only: `struct` rounds to f16/f32/f64 and gives bit
+patterns, `fractions` gives exact products for fma and wide int -> float rounding.
+The Rust corpus runner's bless mode never writes these files (the RUN lines compare
+with `diff`, and bless only rewrites FileCheck blocks).
+"""
+
+import difflib
+import json
+import math
+import os
+import struct
+import sys
+import tempfile
+from fractions import Fraction
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# ---------------------------------------------------------------- types ----------
+# A type is a scalar name ("u32", "f16", "bool", ...) or a tuple:
+#   ("vector", elem, n)   ("matrix", elem, n)   ("array", elem_type, n)
+#   ("struct", [member types])
+
+INT_BITS = {"i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32, "u32": 32, "i64": 64, "u64": 64}
+FLOAT_FMT = {"f16": "<e", "f32": "<f", "f64": "<d"}
+FLOAT_PARAMS = {  # precision p, emin, emax
+    "f16": (11, -14, 15),
+    "f32": (24, -126, 127),
+    "f64": (53, -1022, 1023),
+}
+
+
+def type_text(t):
+    if isinstance(t, str):
+        return t
+    if t[0] in ("vector", "matrix", "array"):
+        return "%s<%s, %d>" % (t[0], type_text(t[1]), t[2])
+    if t[0] == "struct":
+        return "struct { %s }" % ", ".join(type_text(m) for m in t[1])
+    raise ValueError(t)
+
+
+def wrap(v, t):
+    """Two's-complement wrap of the Python int v to integer type t."""
+    bits = INT_BITS[t]
+    v &= (1 << bits) - 1
+    if t.startswith("i") and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def round_frac(q, t):
+    """Round the exact rational q to float type t (nearest, ties to even)."""
+    p, emin, emax = FLOAT_PARAMS[t]
+    q = Fraction(q)
+    if q == 0:
+        return 0.0
+    sign = -1.0 if q < 0 else 1.0
+    q = abs(q)
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    if Fraction(2) ** e > q:
+        e -= 1
+    e = max(e, emin)
+    scale = Fraction(2) ** (e - (p - 1))
+    n = round(q / scale)  # Fraction.__round__: ties to even
+    val = n * scale
+    if val >= Fraction(2) ** (emax + 1):
+        return sign * math.inf
+    return sign * float(val)
+
+
+def fl(x, t="f32"):
+    """Round a Python float (binary64) to float type t."""
+    if t == "f64" or math.isnan(x) or math.isinf(x):
+        return x
+    return round_frac(Fraction(x), t)
+
+
+def fbits(x, t):
+    return struct.unpack("<" + {"f16": "H", "f32": "I", "f64": "Q"}[t], struct.pack(FLOAT_FMT[t], x))[0]
+
+
+def ffrom(b, t):
+    return struct.unpack(FLOAT_FMT[t], struct.pack("<" + {"f16": "H", "f32": "I", "f64": "Q"}[t], b))[0]
+
+
+def fma(a, b, c, t="f32"):
+    return round_frac(Fraction(a) * Fraction(b) + Fraction(c), t)
+
+
+# ------------------------------------------------------- printing (bits) --------
+
+def text(t, v):
+    """One element as `xir-run --format=text --float-format=bits` prints it."""
+    if isinstance(t, str):
+        if t == "bool":
+            return "true" if v else "false"
+        if t in FLOAT_FMT:
+            w = {"f16": 4, "f32": 8, "f64": 16}[t]
+            return "0x%0*x" % (w, fbits(v, t))
+        assert wrap(v, t) == v, (t, v)
+        return str(v)
+    if t[0] == "vector":
+        return "(" + ", ".join(text(t[1], x) for x in v) + ")"
+    if t[0] == "matrix":
+        return "[" + ", ".join("(" + ", ".join(text(t[1], x) for x in col) + ")" for col in v) + "]"
+    if t[0] == "array":
+        return "[" + ", ".join(text(t[1], x) for x in v) + "]"
+    if t[0] == "struct":
+        return "{" + ", ".join(text(m, x) for m, x in zip(t[1], v)) + "}"
+    raise ValueError(t)
+
+
+def to_json(t, v):
+    """One element for SPEC.json: floats as shortest decimals (exact by construction),
+    non-finite as strings."""
+    if isinstance(t, str):
+        if t in FLOAT_FMT:
+            if math.isnan(v):
+                return "0x%x" % fbits(v, t)
+            if math.isinf(v):
+                return "inf" if v > 0 else "-inf"
+            assert fl(v, t) == v, (t, v)
+            return v
+        return v
+    if t[0] in ("vector", "array"):
+        return [to_json(t[1], x) for x in v]
+    if t[0] == "matrix":
+        return [[to_json(t[1], x) for x in col] for col in v]
+    if t[0] == "struct":
+        return [to_json(m, x) for m, x in zip(t[1], v)]
+    raise ValueError(t)
+
+
+# -------------------------------------------------------------- kernels ----------
+
+KERNELS = {}
+
+
+def kernel(fn):
+    KERNELS[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+class Run:
+    """The inputs and expected outputs of one kernel."""
+
+    def __init__(self, dispatch, block_size=None):
+        self.dispatch = list(dispatch) + [1] * (3 - len(dispatch))
+        self.block_size = block_size
+        self.args = []  # (kind, type, init or value)
+        self.final = {}  # arg -> final contents
+
+    def buffer(self, t, init):
+        self.args.append(("buffer", t, list(init)))
+        self.final[len(self.args) - 1] = list(init)
+        return len(self.args) - 1
+
+    def value(self, t, v):
+        self.args.append(("value", t, v))
+        return len(self.args) - 1
+
+    def spec(self):
+        s = {"dispatch": self.dispatch}
+        if self.block_size:
+            s["block_size"] = self.block_size
+        bufs = []
+        for i, (kind, t, v) in enumerate(self.args):
+            if kind == "buffer":
+                bufs.append({"arg": i, "type": type_text(t), "init": [to_json(t, x) for x in v]})
+            else:
+                bufs.append({"arg": i, "value": to_json(t, v)})
+        s["buffers"] = bufs
+        return json.dumps(s) + "\n"
+
+    def expected(self):
+        out = []
+        for i, (kind, t, _) in enumerate(self.args):
+            if kind != "buffer":
+                continue
+            for k, v in enumerate(self.final[i]):
+                out.append("arg%d[%d] = %s\n" % (i, k, text(t, v)))
+        return "".join(out)
+
+
+def elementwise(ins, outs):
+    """Kernels whose thread i reads in_k[i] and writes out_j[i] = f_j(inputs).
+    ins: [(type, values)]; outs: [(type, f)] with f taking the input values."""
+    n = len(ins[0][1])
+    r = Run([n])
+    for t, vals in ins:
+        assert len(vals) == n
+        r.buffer(t, vals)
+    zero = {"bool": False}
+    for t, f in outs:
+        z = 0.0 if t in FLOAT_FMT else zero.get(t, 0)
+        a = r.buffer(t, [z] * n)
+        r.final[a] = [f(*[vals[i] for _, vals in ins]) for i in range(n)]
+    return r
+
+
+# ---- integer helpers (docs/semantics.md, "Integer arithmetic") ----
+
+def cdiv(a, b):
+    """C division: truncates toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def crem(a, b):
+    """C remainder: the sign of the dividend."""
+    return a - cdiv(a, b) * b
+
+
+def u(v, t="u32"):
+    return v & ((1 << INT_BITS[t]) - 1)
+
+
+def popcount(x):
+    return bin(x).count("1")
+
+
+def clz32(x):
+    return 32 - x.bit_length()
+
+
+def ctz32(x):
+    return 32 if x == 0 else (x & -x).bit_length() - 1
+
+
+def rev32(x):
+    return int("{:032b}".format(x)[::-1], 2)
+
+
+def fmin(a, b):
+    return a if a < b else b
+
+
+def fmax(a, b):
+    return a if a > b else b
+
+
+def trunc_to_int(x, t):
+    v = math.trunc(x)
+    assert wrap(v, t) == v, "float -> int out of range is undefined"
+    return v
+
+
+I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+F32_SUB = ffrom(0x00000003, "f32")  # a subnormal
+F32_MAX = ffrom(0x7F7FFFFF, "f32")
+
+
+@kernel
+def int_wrap_i32():
+    a = [0, 1, -1, I32_MAX, I32_MIN, 123456789, -7, 65536]
+    b = [0, I32_MAX, 1, 1, -1, 987654321, 3, 65536]
+    t = "i32"
+    return elementwise([(t, a), (t, b)], [
+        (t, lambda a, b: wrap(a + b, t)),
+        (t, lambda a, b: wrap(a - b, t)),
+        (t, lambda a, b: wrap(a * b, t)),
+        (t, lambda a, b: wrap(-a, t)),
+        (t, lambda a, b: wrap(abs(a), t)),
+    ])
+
+
+@kernel
+def int_div_rem_signs():
+    a = [7, -7, 7, -7, I32_MAX, I32_MIN, 0, 5]
+    b = [3, 3, -3, -3, -2, 3, -5, 7]
+    c = [7, 4294967295, 100, 0, 3000000000, 1, 2, 2147483648]
+    d = [2, 16, 7, 5, 3, 1, 3, 4294967295]
+    return elementwise([("i32", a), ("i32", b), ("u32", c), ("u32", d)], [
+        ("i32", lambda a, b, c, d: cdiv(a, b)),
+        ("i32", lambda a, b, c, d: crem(a, b)),
+        ("u32", lambda a, b, c, d: c // d),
+        ("u32", lambda a, b, c, d: c % d),
+    ])
+
+
+@kernel
+def shifts_rotates():
+    x = [1, 0x80000001, 0xDEADBEEF, 0xFFFFFFFF, 0x12345678, 7, 0, 0x0000FFFF]
+    s = [0, 1, 4, 31, 16, 29, 5, 8]
+    y = [-1, -8, 0x40000000, I32_MIN, -123456, 5, I32_MAX, -2]
+    k = [0, 1, 30, 31, 4, 2, 31, 30]
+
+    def rotl(x, s):
+        return u((x << s) | (x >> (32 - s))) if s else x
+
+    def rotr(x, s):
+        return u((x >> s) | (x << (32 - s))) if s else x
+
+    return elementwise([("u32", x), ("u32", s), ("i32", y), ("i32", k)], [
+        ("u32", lambda x, s, y, k: u(x << s)),
+        ("u32", lambda x, s, y, k: x >> s),
+        ("i32", lambda x, s, y, k: y >> k),  # Python's >> on ints is arithmetic
+        ("i32", lambda x, s, y, k: wrap(y << k, "i32")),
+        ("u32", lambda x, s, y, k: rotl(x, s)),
+        ("u32", lambda x, s, y, k: rotr(x, s)),
+    ])
+
+
+@kernel
+def bit_ops():
+    x = [0, 1, 0x80000000, 0xFFFFFFFF, 0xDEADBEEF, 0x00F0F000, 12, 0x55555555]
+    y = [0xFFFFFFFF, 3, 0x80000001, 0, 0x0F0F0F0F, 0x0FF00FF0, 10, 0xAAAAAAAA]
+    return elementwise([("u32", x), ("u32", y)], [
+        ("u32", lambda x, y: x & y),
+        ("u32", lambda x, y: x | y),
+        ("u32", lambda x, y: x ^ y),
+        ("u32", lambda x, y: u(~x)),
+        ("u32", lambda x, y: popcount(x)),
+        ("u32", lambda x, y: clz32(x)),
+        ("u32", lambda x, y: ctz32(x)),
+        ("u32", lambda x, y: rev32(x)),
+    ])
+
+
+@kernel
+def compare_select_minmax():
+    a = [1, -1, 5, I32_MIN, 11, -11, 0, 7]
+    b = [2, 1, 5, I32_MAX, -3, -20, -1, 7]
+    return elementwise([("i32", a), ("i32", b)], [
+        ("bool", lambda a, b: a < b),
+        ("bool", lambda a, b: u(a) < u(b)),
+        ("bool", lambda a, b: a == b),
+        ("i32", lambda a, b: b if a < b else a),
+        ("i32", lambda a, b: min(a, b)),
+        ("i32", lambda a, b: max(a, b)),
+        ("i32", lambda a, b: min(max(a, -10), 10)),
+    ])
+
+
+def float_arith(t):
+    a = [1.5, -2.25, F32_SUB, F32_MAX, fl(0.1), 7.0, -0.0, 1.0, math.inf, 3.0]
+    b = [0.25, 4.0, F32_SUB, 2.0, fl(0.2), -3.0, 5.0, 3.0, 1.0, fl(1e-20)]
+    c = [2.0, 0.0, fl(0.3), 1.0, fl(0.03), 16.0, 0.5, -0.0, 1e-30 if t == "f64" else F32_SUB, 9.0]
+    if t == "f64":
+        a[3] = 1.7976931348623157e308
+        a[2] = b[2] = 5e-324
+        a[4], b[4], c[4] = 0.1, 0.2, 0.03
+
+    def r(q):
+        return round_frac(q, t)
+
+    F = Fraction
+    return elementwise([(t, a), (t, b), (t, c)], [
+        (t, lambda a, b, c: a + b if math.isinf(a) else r(F(a) + F(b))),
+        (t, lambda a, b, c: a - b if math.isinf(a) else r(F(a) - F(b))),
+        (t, lambda a, b, c: a * b if math.isinf(a) else r(F(a) * F(b))),
+        (t, lambda a, b, c: a / b if math.isinf(a) else r(F(a) / F(b))),
+        (t, lambda a, b, c: a if math.isinf(a) else fma(a, b, c, t)),
+        (t, lambda a, b, c: fmin(a, b)),
+        (t, lambda a, b, c: fmax(a, b)),
+        (t, lambda a, b, c: fl(math.sqrt(c), t) if t == "f32" else math.sqrt(c)),
+    ])
+
+
+@kernel
+def float_arith_f32():
+    return float_arith("f32")
+
+
+@kernel
+def float_arith_f64():
+    return float_arith("f64")
+
+
+@kernel
+def float_arith_f16():
+    t = "f16"
+    a = [1.5, 0.1, 65504.0, 6e-08, -2.0, 1000.0, 3.0, 0.333]
+    b = [2.0, 0.2, 32.0, 0.5, 3.0, 999.0, 7.0, -0.1]
+    a = [fl(x, t) for x in a]
+    b = [fl(x, t) for x in b]
+
+    def r(q):
+        return round_frac(q, t)
+
+    F = Fraction
+    return elementwise([(t, a), (t, b)], [
+        (t, lambda a, b: r(F(a) + F(b))),
+        (t, lambda a, b: r(F(a) - F(b))),
+        (t, lambda a, b: r(F(a) * F(b))),
+        (t, lambda a, b: r(F(a) / F(b))),
+        (t, lambda a, b: fmin(a, b)),
+    ])
+
+
+@kernel
+def cast_int_float():
+    a = [0, -1, 16777217, -16777219, I32_MAX, I32_MIN, 123456789, 3]
+    un = [0, 1, 16777217, 4294967295, 2147483649, 33554435, 100, 7]
+    x = [-2.75, 2.75, -0.5, 1e9, -2147483648.0, fl(0.1), 65519.0, 65520.0]
+    y = [3.99, 0.0, 4294967040.0, 0.5, 1.0, 2147483648.0, 7.5, 1e-3]
+    x = [fl(v) for v in x]
+    y = [fl(v) for v in y]
+    d = [0.1, -1e300, 1e-50, 3.0000001, 16777217.0, 2.5, -0.0, 1.0 / 3]
+    h = [1.0, -0.0, 65504.0, 6e-08, 0.333, -2.5, 0.1, 1024.0]
+    h = [fl(v, "f16") for v in h]
+    return elementwise([("i32", a), ("u32", un), ("f32", x), ("f32", y), ("f64", d), ("f16", h)], [
+        ("f32", lambda a, un, x, y, d, h: round_frac(a, "f32")),
+        ("f32", lambda a, un, x, y, d, h: round_frac(un, "f32")),
+        ("i32", lambda a, un, x, y, d, h: trunc_to_int(x, "i32")),
+        ("u32", lambda a, un, x, y, d, h: trunc_to_int(y, "u32")),
+        ("f32", lambda a, un, x, y, d, h: fl(d, "f32")),
+        ("f64", lambda a, un, x, y, d, h: x),
+        ("f16", lambda a, un, x, y, d, h: fl(x, "f16")),
+        ("f32", lambda a, un, x, y, d, h: h),
+    ])
+
+
+@kernel
+def cast_int_widths():
+    s = [0, 1, -1, -32768, 32767, -2, 1234, -300]
+    w = [0, 1, 65535, 32768, 32767, 2, 1234, 40000]
+    ll = [0, -1, 65536 + 5, -(2**63), 2**63 - 1, 0x12345678ABCD, -129, 200]
+    v = [0, 1, 4294967295, 2147483648, 255, 256, 0x1234, 128]
+    return elementwise([("i16", s), ("u16", w), ("i64", ll), ("u32", v)], [
+        ("i32", lambda s, w, l, v: s),
+        ("u32", lambda s, w, l, v: u(s)),
+        ("i32", lambda s, w, l, v: w),
+        ("i16", lambda s, w, l, v: wrap(l, "i16")),
+        ("u64", lambda s, w, l, v: u(s, "u64")),
+        ("i64", lambda s, w, l, v: v),
+        ("u8", lambda s, w, l, v: u(v, "u8")),
+        ("i8", lambda s, w, l, v: wrap(l, "i8")),
+    ])
+
+
+@kernel
+def cast_bitwise():
+    x = [1.0, -0.0, math.inf, F32_SUB, fl(0.1), -2.5]
+    un = [0x3F800000, 0x80000000, 0x7FC00001, 0xFF800000, 1, 0x7F7FFFFF]
+    d = [1.0, -0.0, 0.1, 5e-324, -math.inf, 2.0**-1022]
+    ll = [0x3FF0000000000000, -(2**63), 1, -1 - 0x000FFFFFFFFFFFFF + 0, 0x7FF0000000000000, 4]
+    ll[3] = wrap(0xFFEFFFFFFFFFFFFF, "i64")  # -max double
+    p = [[1, 0], [0, 1], [0xFFFF, 0x7FFF], [0x1234, 0xABCD], [0, 0], [65535, 65535]]
+    vt = ("vector", "u16", 2)
+
+    def f32_of(v):
+        return ffrom(v, "f32")
+
+    return elementwise([("f32", x), ("u32", un), ("f64", d), ("i64", ll), (vt, p)], [
+        ("u32", lambda x, un, d, l, p: fbits(x, "f32")),
+        ("f32", lambda x, un, d, l, p: f32_of(un)),
+        ("i64", lambda x, un, d, l, p: wrap(fbits(d, "f64"), "i64")),
+        ("f64", lambda x, un, d, l, p: ffrom(u(l, "u64"), "f64")),
+        ("u32", lambda x, un, d, l, p: p[0] | (p[1] << 16)),
+    ])
+
+
+@kernel
+def cast_bool():
+    a = [0, 1, -1, 256, 0, I32_MIN]
+    x = [0.0, -0.0, math.nan, F32_SUB, -math.inf, 2.5]
+    b = [False, True, False, True, True, False]
+    return elementwise([("i32", a), ("f32", x), ("bool", b)], [
+        ("bool", lambda a, x, b: a != 0),
+        ("bool", lambda a, x, b: math.isnan(x) or x != 0),
+        ("u32", lambda a, x, b: int(b)),
+        ("f32", lambda a, x, b: 1.0 if b else 0.0),
+    ])
+
+
+@kernel
+def int64_arith():
+    a = [0, 2**64 - 1, 2**63, 0x123456789ABCDEF0, 2**53 + 1, 3, 2**32, 16777217 * 2**20 + 1]
+    b = [0, 1, 2**63, 0x0FEDCBA987654321, 2**53, 2**62, 2**32, 7]
+    ll = [0, -1, -(2**63) + 1, 2**63 - 1, -1000000000000, 2**53 + 1, -7, 123]
+    m = [1, 2, -1, -2, 7, -3, 2, -(2**63)]
+    return elementwise([("u64", a), ("u64", b), ("i64", ll), ("i64", m)], [
+        ("u64", lambda a, b, l, m: u(a + b, "u64")),
+        ("u64", lambda a, b, l, m: u(a * b, "u64")),
+        ("i64", lambda a, b, l, m: wrap(l - m, "i64")),
+        ("i64", lambda a, b, l, m: cdiv(l, m)),
+        ("i64", lambda a, b, l, m: l >> 3),
+        ("f64", lambda a, b, l, m: round_frac(l, "f64")),
+        ("f32", lambda a, b, l, m: round_frac(a, "f32")),
+    ])
+
+
+@kernel
+def vector_f32():
+    vt = ("vector", "f32", 4)
+    a = [[1.0, 2.0, 3.0, 4.0], [fl(0.1), fl(0.2), fl(0.3), fl(0.4)], [-1.5, 1e30, -1e30, 1.0]]
+    b = [[0.5, -1.0, 2.0, 0.25], [fl(0.7), fl(0.6), fl(0.5), fl(3.3)], [2.0, 1e10, 1e10, fl(1e-7)]]
+    a = [[fl(x) for x in v] for v in a]
+    b = [[fl(x) for x in v] for v in b]
+
+    def add(x, y):
+        return fl(x + y)
+
+    def mul(x, y):
+        return fl(x * y)
+
+    def dot(a, b):
+        s = mul(a[0], b[0])
+        for i in range(1, 4):
+            s = add(s, mul(a[i], b[i]))
+        return s
+
+    def rsum(a):
+        s = a[0]
+        for x in a[1:]:
+            s = add(s, x)
+        return s
+
+    n = len(a)
+    r = Run([n])
+    r.buffer(vt, a)
+    r.buffer(vt, b)
+    outs = [
+        (vt, lambda a, b: [add(x, y) for x, y in zip(a, b)]),
+        (vt, lambda a, b: [mul(x, y) for x, y in zip(a, b)]),
+        ("f32", dot),
+        ("f32", lambda a, b: rsum(a)),
+        (vt, lambda a, b: a[::-1]),
+        ("f32", lambda a, b: b[2]),
+    ]
+    for t, f in outs:
+        k = r.buffer(t, [[0.0] * 4 if t == vt else 0.0] * n)
+        r.final[k] = [f(a[i], b[i]) for i in range(n)]
+    return r
+
+
+@kernel
+def matrix_f32():
+    mt = ("matrix", "f32", 2)
+    vt = ("vector", "f32", 2)
+    m = [[[1.0, 2.0], [3.0, 4.0]], [[2.0, 0.0], [0.0, 0.5]], [[-1.0, 5.0], [7.0, -3.0]]]
+    v = [[1.0, 1.0], [4.0, -2.0], [0.5, 0.25]]
+
+    def mv(m, v):  # result[r] = m[0][r]*v[0] + m[1][r]*v[1]
+        return [fl(fl(m[0][r] * v[0]) + fl(m[1][r] * v[1])) for r in range(2)]
+
+    def tr(m):
+        return [[m[0][0], m[1][0]], [m[0][1], m[1][1]]]
+
+    n = len(m)
+    r = Run([n])
+    r.buffer(mt, m)
+    r.buffer(vt, v)
+    zm = [[0.0, 0.0], [0.0, 0.0]]
+    for t, z, f in [
+        (vt, [0.0, 0.0], mv),
+        (mt, zm, lambda m, v: tr(m)),
+        (mt, zm, lambda m, v: [[fl(x + y) for x, y in zip(c1, c2)] for c1, c2 in zip(m, tr(m))]),
+        ("f32", 0.0, lambda m, v: fl(m[0][0] * m[1][1] - m[1][0] * m[0][1])),
+    ]:
+        k = r.buffer(t, [z] * n)
+        r.final[k] = [f(m[i], v[i]) for i in range(n)]
+    return r
+
+
+# ------------------------------------------------------------------ main ----------
+
+def generate(directory):
+    os.makedirs(directory, exist_ok=True)
+    for name, fn in sorted(KERNELS.items()):
+        run = fn()
+        with open(os.path.join(directory, name + ".json"), "w") as f:
+            f.write(run.spec())
+        with open(os.path.join(directory, name + ".expected"), "w") as f:
+            f.write(run.expected())
+
+
+def main(argv):
+    inputs = os.path.join(HERE, "Inputs")
+    if argv[1:] == []:
+        generate(inputs)
+        print("oracle: wrote %d kernels' inputs and expectations to %s" % (len(KERNELS), inputs))
+        return 0
+    if argv[1:] != ["--check"]:
+        print("usage: oracle.py [--check]", file=sys.stderr)
+        return 2
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        generate(tmp)
+        for name in sorted(os.listdir(tmp)):
+            new = open(os.path.join(tmp, name)).read()
+            path = os.path.join(inputs, name)
+            old = open(path).read() if os.path.exists(path) else ""
+            if new != old:
+                bad += 1
+                sys.stdout.writelines(difflib.unified_diff(
+                    old.splitlines(True), new.splitlines(True), path, "oracle: " + name))
+        for name in sorted(KERNELS):
+            if not os.path.exists(os.path.join(HERE, name + ".xir")):
+                bad += 1
+                print("oracle: %s has no kernel file %s.xir" % (name, name))
+    if bad:
+        print("oracle: %d file(s) differ from the oracle; run `python3 %s` and review" % (bad, argv[0]))
+        return 1
+    print("oracle: %d kernels, all inputs and expectations match" % len(KERNELS))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
