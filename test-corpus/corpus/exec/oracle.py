@@ -569,6 +569,63 @@ def matrix_f32():
     return r
 
 
+# ---- control flow ----
+
+@kernel
+def if_else_nested():
+    x = [0, 1, 2, 100, 101, 102, 4294967295, 4294967294]
+
+    def f(v):
+        if v % 2 == 0:
+            return v // 2 if v > 100 else u(v * 3)
+        return u(v + 7)
+
+    return elementwise([("u32", x)], [("u32", f)])
+
+
+@kernel
+def loop_break_continue():
+    n = [0, 1, 5, 10, 10, 100, 7, 3]
+    lim = [0, 0, 100, 10, 1000, 50, 0, 4294967295]
+
+    def run(n, lim):
+        s = k = 0
+        while k < n:
+            if k % 3 == 0:
+                k += 1
+                continue
+            s += k
+            if s > lim:
+                break
+            k += 1
+        return s, k
+
+    return elementwise([("u32", n), ("u32", lim)], [
+        ("u32", lambda n, lim: run(n, lim)[0]),
+        ("u32", lambda n, lim: run(n, lim)[1]),
+    ])
+
+
+@kernel
+def simple_loop_gcd():
+    a = [12, 17, 0, 100, 4294967295, 1071, 7, 48]
+    b = [18, 5, 9, 0, 3, 462, 7, 180]
+    r = elementwise([("u32", a), ("u32", b)], [])
+    r.final[0] = [math.gcd(x, y) for x, y in zip(a, b)]
+    return r
+
+
+@kernel
+def cfg_indexed_branch():
+    x = [0, 1, 2, 3, 4, 5, 6, 7, 40, 41, 42, 43, 1000001]
+
+    def f(v):
+        p = [v * 10, v + 1, v ^ 50, 0][v % 4]
+        return 50 if p < 50 else p
+
+    return elementwise([("u32", x)], [("u32", f)])
+
+
 # ------------------------------------------------------------------ main ----------
 
 def generate(directory):
