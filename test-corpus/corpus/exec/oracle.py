@@ -626,6 +626,80 @@ def cfg_indexed_branch():
     return elementwise([("u32", x)], [("u32", f)])
 
 
+# ---- threads: shared memory with barriers, atomics; callables; array buffers ----
+
+@kernel
+def shared_reduction_sum():
+    vals = [(k * 2654435761) & 0xFFFFFFFF for k in range(64)]
+    r = Run([64])
+    r.buffer("u32", vals)
+    out = r.buffer("u32", [0, 0, 7])  # the third slot is never written
+    r.final[out] = [u(sum(vals[:32])), u(sum(vals[32:])), 7]
+    return r
+
+
+@kernel
+def shared_prefix_sum():
+    vals = [wrap(k * k * 1000003 - 5000, "i32") for k in range(32)]
+    vals[5] = I32_MAX  # the running sum wraps
+    r = Run([32])
+    a = r.buffer("i32", vals)
+    r.final[a] = [wrap(sum(vals[: k + 1]), "i32") for k in range(32)]
+    return r
+
+
+@kernel
+def atomics_histogram():
+    vals = [(k * 37 + (k >> 2) * 11) % 1000 for k in range(64)]
+    hist = [0] * 8
+    for v in vals:
+        hist[v & 7] += 1
+    stats = [max(vals), min(vals), 0, 0]
+    for v in vals:
+        stats[2] |= 1 << (v & 7)
+        stats[3] ^= v
+    r = Run([64])
+    r.buffer("u32", vals)
+    h = r.buffer("u32", [0] * 8)
+    s = r.buffer("u32", [0, 0xFFFFFFFF, 0, 0])
+    c = r.buffer("i32", [10])
+    r.final[h] = hist
+    r.final[s] = stats
+    r.final[c] = [10 - 64]
+    return r
+
+
+@kernel
+def callables_nested():
+    a = [0, 1, -1, 3, 1000, -1291, 2000000, 7]
+    b = [5, 6, 7, 8, 9, 10, 11, 12]
+
+    def poly(x):
+        sq = wrap(x * x, "i32")
+        cube = wrap(x * sq, "i32")
+        return wrap(cube - wrap(2 * x, "i32") + sq, "i32")
+
+    r = Run([len(a)])
+    ka = r.buffer("i32", a)
+    kb = r.buffer("i32", b)
+    ko = r.buffer("i32", [0] * len(a))
+    r.final[ka], r.final[kb] = list(b), list(a)
+    r.final[ko] = [poly(x) for x in a]
+    return r
+
+
+@kernel
+def array_buffer():
+    t = ("array", "u32", 4)
+    arrs = [[1, 2, 3, 4], [0, 0, 0, 0], [4294967295, 1, 0, 5], [10, 20, 30, 40], [7, 7, 7, 4294967290]]
+    r = Run([len(arrs)])
+    k = r.buffer(t, arrs)
+    s = r.buffer("u32", [0] * len(arrs))
+    r.final[k] = [a[::-1] for a in arrs]
+    r.final[s] = [u(sum(a)) for a in arrs]
+    return r
+
+
 # ------------------------------------------------------------------ main ----------
 
 def generate(directory):
