@@ -700,6 +700,105 @@ def array_buffer():
     return r
 
 
+# ---- more element types and float ops ----
+
+@kernel
+def vector_int_compare_select():
+    vt = ("vector", "i32", 3)
+    bt = ("vector", "bool", 3)
+    a = [[1, 2, 3], [-1, 0, I32_MAX], [5, 5, 5], [I32_MIN, -7, 100]]
+    b = [[3, 2, 1], [0, 0, 1], [6, 7, 8], [-1, -8, 99]]
+    r = Run([len(a)])
+    r.buffer(vt, a)
+    r.buffer(vt, b)
+    lt = [[x < y for x, y in zip(p, q)] for p, q in zip(a, b)]
+    for t, z, vals in [
+        (vt, [0, 0, 0], [[wrap(x + y, "i32") for x, y in zip(p, q)] for p, q in zip(a, b)]),
+        (bt, [False] * 3, lt),
+        (vt, [0, 0, 0], [[y if c else x for x, y, c in zip(p, q, m)] for p, q, m in zip(a, b, lt)]),
+        ("bool", False, [all(m) for m in lt]),
+        ("bool", False, [any(m) for m in lt]),
+    ]:
+        k = r.buffer(t, [z] * len(a))
+        r.final[k] = vals
+    return r
+
+
+def fz(r, x):
+    """A rounding op's integral result r as a float, keeping x's sign on zero."""
+    return math.copysign(0.0, x) if r == 0 else float(r)
+
+
+@kernel
+def float_rounding_ops():
+    x = [2.5, -2.5, 3.5, -0.5, 1.25, -7.75, fl(0.49999997), 1e10, -0.0, -0.25, 0.5, fl(-1.1)]
+    y = [-1.0, 1.0, -0.0, 0.0, -math.inf, 2.0, -3.0, -1.0, 1.0, -1.0, -0.0, 5.0]
+
+    def ffloor(x):
+        return fz(math.floor(x), x)
+
+    return elementwise([("f32", x), ("f32", y)], [
+        ("f32", lambda x, y: ffloor(x)),
+        ("f32", lambda x, y: fz(math.ceil(x), x)),
+        ("f32", lambda x, y: fz(math.trunc(x), x)),
+        ("f32", lambda x, y: fz(math.copysign(math.floor(abs(x) + 0.5), x), x)),
+        ("f32", lambda x, y: fz(round(x), x)),  # Python's round: halfway to even
+        ("f32", lambda x, y: fl(x - ffloor(x))),
+        ("f32", lambda x, y: abs(x)),
+        ("f32", lambda x, y: math.copysign(x, y)),
+    ])
+
+
+@kernel
+def float_lerp_step_clamp():
+    a = [0.0, 1.0, -2.0, fl(0.1), 10.0, -1.0]
+    b = [1.0, 3.0, 2.0, fl(0.7), 20.0, -0.5]
+    t = [0.5, fl(0.3), 3.0, -1.0, 10.0, fl(-0.75)]
+    return elementwise([("f32", a), ("f32", b), ("f32", t)], [
+        ("f32", lambda a, b, t: fl(fl(t * fl(b - a)) + a)),
+        ("f32", lambda a, b, t: 0.0 if t < a else 1.0),
+        ("f32", lambda a, b, t: min(max(t, a), b)),
+        ("f32", lambda a, b, t: min(max(t, 0.0), 1.0)),
+    ])
+
+
+@kernel
+def int16_arith():
+    a = [0, 1, -1, 32767, -32768, 300, -7, 12345]
+    b = [0, 32767, 1, 1, -1, 300, 3, 2]
+    c = [0, 1, 65535, 32768, 100, 40000, 7, 2]
+    d = [1, 2, 1, 32767, 100, 3, 65535, 2]
+    return elementwise([("i16", a), ("i16", b), ("u16", c), ("u16", d)], [
+        ("i16", lambda a, b, c, d: wrap(a + b, "i16")),
+        ("i16", lambda a, b, c, d: wrap(a * b, "i16")),
+        ("i16", lambda a, b, c, d: a >> 2),
+        ("u16", lambda a, b, c, d: u(c - d, "u16")),
+        ("u16", lambda a, b, c, d: c // d),
+        ("bool", lambda a, b, c, d: c > d),
+    ])
+
+
+@kernel
+def struct_buffer_mixed():
+    st = ("struct", ["u16", "f64", "i8", ("vector", "f32", 3)])
+    elems = [
+        [3, 0.1, 5, [1.0, 2.0, 3.0]],
+        [65535, -2.5, -128, [0.5, -0.5, fl(0.1)]],
+        [0, 1e300, 127, [-1.0, 0.0, fl(1e30)]],
+        [7, 1.0 / 3, 0, [fl(1e-8), 100.0, -0.0]],
+    ]
+
+    def f(e):
+        p = e[1] * float(e[0])
+        pf = fl(p)
+        return [e[0], p, wrap(-e[2], "i8"), [fl(x + pf) for x in e[3]]]
+
+    r = Run([len(elems)])
+    k = r.buffer(st, elems)
+    r.final[k] = [f(e) for e in elems]
+    return r
+
+
 # ------------------------------------------------------------------ main ----------
 
 def generate(directory):
