@@ -799,6 +799,65 @@ def struct_buffer_mixed():
     return r
 
 
+@kernel
+def warp_reductions():
+    x = [3, 5, 7, 2, 9, 4, 6, 1, 65536, 65536, 65536, 65536, 65536, 65536, 65536, 65536]
+    x[8:] = [4] * 8
+    x[7] = 100003
+    W = 8
+    warps = [x[k : k + W] for k in range(0, len(x), W)]
+
+    def per_lane(f):
+        return [f(warps[i // W], i % W) for i in range(len(x))]
+
+    def prod(ws):
+        p = 1
+        for v in ws:
+            p = u(p * v)
+        return p
+
+    def bor(ws):
+        r = 0
+        for v in ws:
+            r |= v
+        return r
+
+    r = Run([len(x)])
+    r.buffer("u32", x)
+    for t, vals in [
+        ("u32", per_lane(lambda ws, l: min(ws))),
+        ("u32", per_lane(lambda ws, l: max(ws))),
+        ("u32", per_lane(lambda ws, l: prod(ws))),
+        ("u32", per_lane(lambda ws, l: bor(ws))),
+        ("u32", per_lane(lambda ws, l: sum(v & 1 for v in ws))),
+        ("u32", per_lane(lambda ws, l: sum(v & 1 for v in ws[:l]))),
+        ("u32", per_lane(lambda ws, l: ws[5])),
+        ("bool", per_lane(lambda ws, l: len(set(ws)) == 1)),
+    ]:
+        k = r.buffer(t, [False if t == "bool" else 0] * len(x))
+        r.final[k] = vals
+    return r
+
+
+@kernel
+def dispatch_2d_transpose():
+    W, H = 8, 6
+    src = [fl(0.5 * k - 3.25) for k in range(W * H)]
+    r = Run([W, H], )
+    r.buffer("f32", src)
+    o = r.buffer("f32", [-1.0] * (W * H))
+    b = r.buffer("u32", [99] * (W * H))
+    out = [-1.0] * (W * H)
+    blk = [99] * (W * H)
+    for y in range(H):
+        for x in range(W):
+            out[x * H + y] = src[y * W + x]
+            blk[y * W + x] = y // 4
+    r.final[o] = out
+    r.final[b] = blk
+    return r
+
+
 # ------------------------------------------------------------------ main ----------
 
 def generate(directory):
