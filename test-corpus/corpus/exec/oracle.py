@@ -858,6 +858,105 @@ def dispatch_2d_transpose():
     return r
 
 
+# ---- the first eight kernels (their CHECK lines stay; these add bit-exact diffs) ----
+
+@kernel
+def saxpy():
+    a = 2.0
+    x = [1.0, 2.5, -0.0, math.inf]
+    y = [0.5, 0.25, -0.0, 1.0]
+    r = Run([4])
+    r.value("f32", a)
+    r.buffer("f32", x)
+    k = r.buffer("f32", y)
+    r.final[k] = [fl(fl(a * xi) + yi) for xi, yi in zip(x, y)]
+    return r
+
+
+@kernel
+def atomics_counter_cas():
+    n = 8
+    r = Run([n])
+    o = r.buffer("u32", [0, 0])
+    f = r.buffer("f32", [0.0, 1.0])
+    r.final[o] = [n, sum(range(n))]
+    acc = 1.0
+    for _ in range(n):
+        acc = fl(acc + 2.5)
+    r.final[f] = [2.5, acc]  # only the first compare_exchange sees 0.0
+    return r
+
+
+@kernel
+def callable_reference_arg():
+    r = Run([3])
+    k = r.buffer("i32", [0, 0, 0])
+    r.final[k] = [10 + 2 * t for t in range(3)]
+    return r
+
+
+@kernel
+def cfg_phi_collatz():
+    x = [1, 6, 7, 27]
+
+    def steps(v):
+        n = 0
+        while v > 1:
+            v = 3 * v + 1 if v % 2 else v // 2
+            n += 1
+        return n
+
+    r = Run([len(x)])
+    k = r.buffer("u32", x)
+    r.final[k] = [steps(v) for v in x]
+    return r
+
+
+@kernel
+def loop_sum_squares():
+    r = Run([5])
+    k = r.buffer("u32", [9] * 5)
+    r.final[k] = [sum(j * j for j in range(i)) for i in range(5)]
+    return r
+
+
+@kernel
+def shared_barrier_reverse():
+    r = Run([32])
+    k = r.buffer("u32", [0] * 32)
+    r.final[k] = [31 - i for i in range(32)]
+    return r
+
+
+@kernel
+def struct_buffer_switch():
+    st = ("struct", ["u32", "f32", ("vector", "i16", 2)])
+    elems = [[0, 1.5, [1, -2]], [1, 0.0, [-32768, 32767]], [7, 3.0, [5, 6]]]
+
+    def f(e):
+        tag, val, vec = e
+        nv = fl(val + val) if tag == 0 else (-val if tag == 1 else 0.0)
+        return [tag, nv, vec[::-1]]
+
+    r = Run([len(elems)])
+    k = r.buffer(st, elems)
+    r.final[k] = [f(e) for e in elems]
+    return r
+
+
+@kernel
+def warp_sum_prefix():
+    n, W = 10, 8
+    lanes = [t % W for t in range(n)]
+    warps = [lanes[k : k + W] for k in range(0, n, W)]
+    r = Run([n])
+    s = r.buffer("u32", [0] * n)
+    p = r.buffer("u32", [0] * n)
+    r.final[s] = [sum(warps[t // W]) for t in range(n)]
+    r.final[p] = [sum(warps[t // W][: t % W]) for t in range(n)]
+    return r
+
+
 # ------------------------------------------------------------------ main ----------
 
 def generate(directory):
