@@ -85,8 +85,8 @@ def round_frac(q, t):
 
 def fl(x, t="f32"):
     """Round a Python float (binary64) to float type t."""
-    if t == "f64" or math.isnan(x) or math.isinf(x):
-        return x
+    if t == "f64" or math.isnan(x) or math.isinf(x) or x == 0:
+        return x  # (a zero keeps its sign)
     return round_frac(Fraction(x), t)
 
 
@@ -99,7 +99,22 @@ def ffrom(b, t):
 
 
 def fma(a, b, c, t="f32"):
-    return round_frac(Fraction(a) * Fraction(b) + Fraction(c), t)
+    q = Fraction(a) * Fraction(b) + Fraction(c)
+    if q == 0:
+        return a * b + c  # an exact zero: binary64 gives it the IEEE sign
+    return round_frac(q, t)
+
+
+def arith(op, a, b, t):
+    """a op b for op in + - * / on finite or infinite floats of type t, one rounding."""
+    py = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a / b}[op]
+    if math.isinf(a) or math.isinf(b):
+        return py()
+    x, y = Fraction(a), Fraction(b)
+    q = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y, "/": lambda: x / y}[op]()
+    if q == 0:
+        return py()  # an exact zero: binary64 gives it the IEEE sign
+    return round_frac(q, t)
 
 
 # ------------------------------------------------------- printing (bits) --------
@@ -356,15 +371,11 @@ def float_arith(t):
         a[2] = b[2] = 5e-324
         a[4], b[4], c[4] = 0.1, 0.2, 0.03
 
-    def r(q):
-        return round_frac(q, t)
-
-    F = Fraction
     return elementwise([(t, a), (t, b), (t, c)], [
-        (t, lambda a, b, c: a + b if math.isinf(a) else r(F(a) + F(b))),
-        (t, lambda a, b, c: a - b if math.isinf(a) else r(F(a) - F(b))),
-        (t, lambda a, b, c: a * b if math.isinf(a) else r(F(a) * F(b))),
-        (t, lambda a, b, c: a / b if math.isinf(a) else r(F(a) / F(b))),
+        (t, lambda a, b, c: arith("+", a, b, t)),
+        (t, lambda a, b, c: arith("-", a, b, t)),
+        (t, lambda a, b, c: arith("*", a, b, t)),
+        (t, lambda a, b, c: arith("/", a, b, t)),
         (t, lambda a, b, c: a if math.isinf(a) else fma(a, b, c, t)),
         (t, lambda a, b, c: fmin(a, b)),
         (t, lambda a, b, c: fmax(a, b)),
@@ -390,15 +401,11 @@ def float_arith_f16():
     a = [fl(x, t) for x in a]
     b = [fl(x, t) for x in b]
 
-    def r(q):
-        return round_frac(q, t)
-
-    F = Fraction
     return elementwise([(t, a), (t, b)], [
-        (t, lambda a, b: r(F(a) + F(b))),
-        (t, lambda a, b: r(F(a) - F(b))),
-        (t, lambda a, b: r(F(a) * F(b))),
-        (t, lambda a, b: r(F(a) / F(b))),
+        (t, lambda a, b: arith("+", a, b, t)),
+        (t, lambda a, b: arith("-", a, b, t)),
+        (t, lambda a, b: arith("*", a, b, t)),
+        (t, lambda a, b: arith("/", a, b, t)),
         (t, lambda a, b: fmin(a, b)),
     ])
 
@@ -954,6 +961,83 @@ def warp_sum_prefix():
     p = r.buffer("u32", [0] * n)
     r.final[s] = [sum(warps[t // W]) for t in range(n)]
     r.final[p] = [sum(warps[t // W][: t % W]) for t in range(n)]
+    return r
+
+
+@kernel
+def cast_float_int_edges():
+    d = [2.0**53 + 2, -(2.0**63), 2.0**63 - 1024, -1.9, 1e18, -0.0]
+    e = [2.0**64 - 2048, 2.0**63, 0.999, 4294967296.0 * 3, 1e19, 12.5]
+    x = [-32768.0, fl(32767.9), -1.5, fl(0.99), fl(1e-3), -0.0]
+    y = [fl(255.9), 0.5, 0.0, 200.25, 1.0, fl(3.999)]
+    return elementwise([("f64", d), ("f64", e), ("f32", x), ("f32", y)], [
+        ("i64", lambda d, e, x, y: trunc_to_int(d, "i64")),
+        ("u64", lambda d, e, x, y: trunc_to_int(e, "u64")),
+        ("u32", lambda d, e, x, y: trunc_to_int(y, "u32")),
+        ("i16", lambda d, e, x, y: trunc_to_int(x, "i16")),
+        ("u8", lambda d, e, x, y: trunc_to_int(y, "u8")),
+        ("i64", lambda d, e, x, y: trunc_to_int(x, "i64")),
+    ])
+
+
+@kernel
+def vector_f32_geometry():
+    vt = ("vector", "f32", 3)
+    a = [[3.0, 4.0, 12.0], [1.0, 0.0, 0.0], [0.1, 0.2, 0.3], [-2.0, 1.5, 1e-3]]
+    b = [[1.0, 2.0, 3.0], [0.0, 1.0, 0.0], [0.7, -1.0, 2.0], [4.0, -0.5, 2.0]]
+    a = [[fl(x) for x in v] for v in a]
+    b = [[fl(x) for x in v] for v in b]
+
+    def m(x, y):
+        return fl(x * y)
+
+    def cross(a, b):
+        return [fl(m(a[1], b[2]) - m(a[2], b[1])),
+                fl(m(a[2], b[0]) - m(a[0], b[2])),
+                fl(m(a[0], b[1]) - m(a[1], b[0]))]
+
+    def lsq(a):
+        return fl(fl(m(a[0], a[0]) + m(a[1], a[1])) + m(a[2], a[2]))
+
+    def length(a):
+        return fl(math.sqrt(lsq(a)))
+
+    n = len(a)
+    r = Run([n])
+    r.buffer(vt, a)
+    r.buffer(vt, b)
+    for t, f in [
+        (vt, cross),
+        ("f32", lambda a, b: lsq(a)),
+        ("f32", lambda a, b: length(a)),
+        (vt, lambda a, b: [fl(x / length(a)) for x in a]),
+        (vt, lambda a, b: [fmax(x, y) for x, y in zip(a, b)]),
+    ]:
+        k = r.buffer(t, [[0.0] * 3 if t == vt else 0.0] * n)
+        r.final[k] = [f(a[i], b[i]) for i in range(n)]
+    return r
+
+
+@kernel
+def vector_f16():
+    ht = ("vector", "f16", 4)
+    a = [[1.0, 0.1, 65504.0, 6e-08], [-2.5, 300.0, 0.333, 1024.0], [0.0, -0.0, 1.5, 2.0]]
+    b = [[2.0, 0.2, 32.0, 0.5], [0.5, 300.0, 3.0, -1024.0], [-0.0, -0.0, 1e-4, 0.0009765625]]
+    a = [[fl(x, "f16") for x in v] for v in a]
+    b = [[fl(x, "f16") for x in v] for v in b]
+    n = len(a)
+    r = Run([n])
+    r.buffer(ht, a)
+    r.buffer(ht, b)
+    ft = ("vector", "f32", 4)
+    for t, f in [
+        (ht, lambda a, b: [arith("+", x, y, "f16") for x, y in zip(a, b)]),
+        (ht, lambda a, b: [arith("*", x, y, "f16") for x, y in zip(a, b)]),
+        (ft, lambda a, b: list(a)),
+        (ht, lambda a, b: [fl(fl(x * x), "f16") for x in a]),
+    ]:
+        k = r.buffer(t, [[0.0] * 4] * n)
+        r.final[k] = [f(a[i], b[i]) for i in range(n)]
     return r
 
 
