@@ -1041,6 +1041,69 @@ def vector_f16():
     return r
 
 
+@kernel
+def float_compare_classify():
+    nan = ffrom(0x7FC00000, "f32")
+    a = [1.0, nan, -0.0, math.inf, 2.0, -math.inf, nan, F32_SUB]
+    b = [2.0, 1.0, 0.0, math.inf, nan, 3.0, nan, 0.0]
+    return elementwise([("f32", a), ("f32", b)], [
+        ("bool", lambda a, b: a < b),
+        ("bool", lambda a, b: a >= b),
+        ("bool", lambda a, b: a == b),
+        ("bool", lambda a, b: a != b),
+        ("bool", lambda a, b: math.isnan(a)),
+        ("bool", lambda a, b: math.isinf(a)),
+        ("f32", lambda a, b: a if a == b else b),
+    ])
+
+
+@kernel
+def cfg_loop_phi_fib64():
+    n = [0, 1, 2, 10, 50, 93, 94, 100]
+
+    def fib(k):
+        a, b = 0, 1
+        for _ in range(k):
+            a, b = b, u(a + b, "u64")
+        return a
+
+    return elementwise([("u32", n)], [("u64", fib)])
+
+
+@kernel
+def switch_state_machine():
+    x = [0, 1, 3, 7, 0b101, 0b1001, 0xFFFFFFFF, 0b10010010]
+
+    def run(x):
+        st = cnt = 0
+        for k in range(32):
+            bit = (x >> k) & 1
+            if st == 0:
+                st = 1 if bit else 0
+            elif st == 1:
+                st = 2
+            elif st == 2:
+                cnt += 1
+                st = 3 if bit else 0
+        return st, cnt
+
+    return elementwise([("u32", x)], [
+        ("u32", lambda x: run(x)[0]),
+        ("u32", lambda x: run(x)[1]),
+    ])
+
+
+@kernel
+def local_array_gep():
+    x = [0, 1, 2, 1000, 4294967295, 536870912]
+
+    def f(x):
+        a = [u(x * k + 1) for k in range(8)]
+        return u(sum(a[(3 * j + 1) % 8] for j in range(8)))
+
+    return elementwise([("u32", x)], [("u32", f)])
+
+
 # ------------------------------------------------------------------ main ----------
 
 def generate(directory):
