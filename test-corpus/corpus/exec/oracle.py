@@ -179,11 +179,19 @@ class Run:
         self.block_size = block_size
         self.args = []  # (kind, type, init or value)
         self.final = {}  # arg -> final contents
+        self.print_type = {}  # arg -> element type results print with (byte buffers: u8)
 
     def buffer(self, t, init):
         self.args.append(("buffer", t, list(init)))
         self.final[len(self.args) - 1] = list(init)
         return len(self.args) - 1
+
+    def byte_buffer(self, t, init):
+        """A byte buffer (`buffer<void>`) initialised with packed elements of type t;
+        its final contents (a list of bytes) print one byte per line."""
+        k = self.buffer(t, init)
+        self.print_type[k] = "u8"
+        return k
 
     def value(self, t, v):
         self.args.append(("value", t, v))
@@ -207,6 +215,7 @@ class Run:
         for i, (kind, t, _) in enumerate(self.args):
             if kind != "buffer":
                 continue
+            t = self.print_type.get(i, t)
             for k, v in enumerate(self.final[i]):
                 out.append("arg%d[%d] = %s\n" % (i, k, text(t, v)))
         return "".join(out)
@@ -1102,6 +1111,24 @@ def local_array_gep():
         return u(sum(a[(3 * j + 1) % 8] for j in range(8)))
 
     return elementwise([("u32", x)], [("u32", f)])
+
+
+@kernel
+def byte_buffer_rw():
+    # Records of 8 bytes: (u32 n, f32 x). Thread i reads both through byte_buffer_read at
+    # byte offsets 8i and 8i + 4 and writes back (f32(n), bits of x as u32).
+    recs = [(3, 1.5), (0, -0.0), (16777217, fl(0.1)), (4294967295, math.inf)]
+    words = []
+    for n, x in recs:
+        words += [n, fbits(x, "f32")]
+    out = b"".join(struct.pack("<fI", round_frac(n, "f32"), fbits(x, "f32")) for n, x in recs)
+    r = Run([len(recs)])
+    k = r.byte_buffer("u32", words)
+    r.final[k] = list(out)
+    f = r.buffer("f32", [0.0] * 5)
+    sz = r.buffer("u64", [0, 0])
+    r.final[sz] = [len(words) * 4, 5]
+    return r
 
 
 # ------------------------------------------------------------------ main ----------
