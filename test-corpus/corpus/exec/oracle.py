@@ -1131,6 +1131,57 @@ def byte_buffer_rw():
     return r
 
 
+@kernel
+def shared_atomic_histogram():
+    n = 96
+    vals = [(k * k * 7 + k * 3 + 1) % 23 for k in range(n)]
+    hist = [0] * 8
+    for v in vals:
+        hist[v & 7] += 1
+    r = Run([n])
+    r.buffer("u32", vals)
+    h = r.buffer("u32", [100] * 8)
+    r.final[h] = [100 + c for c in hist]
+    return r
+
+
+@kernel
+def atomics_per_slot():
+    n = 5
+    xu = [10, 20, 30, 40, 50]
+    new = [1, 2, 3, 4294967295, 0]
+    xf = [0.0, -0.0, 1.0, 0.0, math.inf]
+    xl = [0, 2**64 - 1, 2**63, 5, 123456789012345]
+    dl = [1, 2, 2**63, 2**64 - 5, 0]
+    xi = [0, -5, 2**63 - 1, -(2**63), 7]
+    di = [-1, 3, -(2**63), 0, 7]
+    fa = [0.5, 2.0, fl(0.1), -1.0, 3.0]
+    r = Run([n])
+    r.buffer("u32", xu)
+    r.buffer("u32", new)
+    kf = r.buffer("f32", xf)
+    kl = r.buffer("u64", xl)
+    r.buffer("u64", dl)
+    ki = r.buffer("i64", xi)
+    r.buffer("i64", di)
+    kfa = r.buffer("f32", fa)
+    ou = r.buffer("u32", [0] * n)
+    of = r.buffer("f32", [0.0] * n)
+    ol = r.buffer("u64", [0] * n)
+    oi = r.buffer("i64", [0] * n)
+    r.final[0] = list(new)
+    # compare_exchange(0.0 -> 1.0) compares bit patterns: -0.0 does not match
+    r.final[kf] = [1.0 if fbits(x, "f32") == 0 else x for x in xf]
+    r.final[kl] = [u(a + b, "u64") for a, b in zip(xl, dl)]
+    r.final[ki] = [min(a, b) for a, b in zip(xi, di)]
+    r.final[kfa] = [arith("+", a, b, "f32") for a, b in zip(fa, xf)]
+    r.final[ou] = list(xu)
+    r.final[of] = list(xf)
+    r.final[ol] = list(xl)
+    r.final[oi] = list(xi)
+    return r
+
+
 # ------------------------------------------------------------------ main ----------
 
 def generate(directory):
