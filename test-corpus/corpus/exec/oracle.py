@@ -1182,6 +1182,83 @@ def atomics_per_slot():
     return r
 
 
+@kernel
+def matrix_f32_mul_inverse():
+    mt = ("matrix", "f32", 2)
+    vt = ("vector", "f32", 2)
+    a = [[[2.0, 1.0], [1.0, 1.0]], [[4.0, 2.0], [2.0, 3.0]], [[1.0, 2.0], [3.0, 4.0]]]
+    b = [[[1.0, 2.0], [3.0, 4.0]], [[fl(0.1), 1.0], [-1.0, fl(0.3)]], [[0.5, 0.5], [-2.0, 8.0]]]
+    v = [[1.0, 2.0], [fl(0.1), -3.0], [-0.5, 0.25]]
+
+    def mm(A, B):
+        return [[fl(fl(A[0][row] * B[c][0]) + fl(A[1][row] * B[c][1])) for row in range(2)]
+                for c in range(2)]
+
+    def inv(A):
+        m00, m10, m01, m11 = A[0][0], A[0][1], A[1][0], A[1][1]
+        det = Fraction(m00) * Fraction(m11) - Fraction(m01) * Fraction(m10)
+        q = [[Fraction(m11) / det, -Fraction(m10) / det], [-Fraction(m01) / det, Fraction(m00) / det]]
+        return [[round_frac(x, "f32") for x in col] for col in q]
+
+    n = len(a)
+    r = Run([n])
+    r.buffer(mt, a)
+    r.buffer(mt, b)
+    r.buffer(vt, v)
+    zm = [[0.0, 0.0], [0.0, 0.0]]
+    for f in [
+        lambda A, B, v: mm(A, B),
+        lambda A, B, v: inv(A),
+        lambda A, B, v: [[fl(x * 0.5) for x in col] for col in B],
+        lambda A, B, v: [[fl(v[row] * v[c]) for row in range(2)] for c in range(2)],
+    ]:
+        k = r.buffer(mt, [zm] * n)
+        r.final[k] = [f(a[i], b[i], v[i]) for i in range(n)]
+    return r
+
+
+@kernel
+def vector_f32_reflect():
+    vt = ("vector", "f32", 3)
+    iv = [[1.0, -1.0, 0.5], [fl(0.3), fl(0.7), -2.0], [3.0, 4.0, 5.0], [-1.5, 0.25, 8.0]]
+    nv = [[0.0, 1.0, 0.0], [fl(0.6), 0.0, fl(0.8)], [-1.0, 0.5, 0.25], [0.5, -0.5, 1.0]]
+    iv = [[fl(x) for x in p] for p in iv]
+    nv = [[fl(x) for x in p] for p in nv]
+
+    def dot(a, b):
+        s = fl(a[0] * b[0])
+        for k in (1, 2):
+            s = fl(s + fl(a[k] * b[k]))
+        return s
+
+    def reflect(i, n):
+        t = fl(2.0 * dot(n, i))
+        return [fl(i[k] - fl(t * n[k])) for k in range(3)]
+
+    def faceforward(n, i, nref):
+        return list(n) if dot(nref, i) < 0 else [-x for x in n]
+
+    def red(f, v):
+        acc = v[0]
+        for x in v[1:]:
+            acc = f(acc, x)
+        return acc
+
+    m = len(iv)
+    r = Run([m])
+    r.buffer(vt, iv)
+    r.buffer(vt, nv)
+    for t, f in [
+        (vt, reflect),
+        (vt, lambda i, n: faceforward(n, i, n)),
+        ("f32", lambda i, n: red(fmin, i)),
+        ("f32", lambda i, n: red(fmax, i)),
+    ]:
+        k = r.buffer(t, [[0.0] * 3 if t == vt else 0.0] * m)
+        r.final[k] = [f(iv[j], nv[j]) for j in range(m)]
+    return r
+
+
 # ------------------------------------------------------------------ main ----------
 
 def generate(directory):
