@@ -1259,6 +1259,56 @@ def vector_f32_reflect():
     return r
 
 
+@kernel
+def float_smoothstep():
+    e0 = [0.0, 0.0, -1.0, 1.0, 0.0, fl(0.1)]
+    e1 = [1.0, 1.0, 1.0, 3.0, 10.0, fl(0.7)]
+    x = [0.5, 2.0, fl(-0.3), 1.0, fl(3.3), fl(0.2)]
+
+    def ss(a, b, x):
+        t = min(max(arith("/", arith("-", x, a, "f32"), arith("-", b, a, "f32"), "f32"), 0.0), 1.0)
+        return arith("*", arith("*", t, t, "f32"), arith("-", 3.0, arith("*", 2.0, t, "f32"), "f32"), "f32")
+
+    return elementwise([("f32", e0), ("f32", e1), ("f32", x)], [("f32", ss)])
+
+
+@kernel
+def int8_arith():
+    a = [0, 1, 255, 128, 200, 16, 7, 127]
+    b = [0, 255, 1, 128, 100, 16, 9, 2]
+    c = [0, -1, 127, -128, 100, -7, 7, -100]
+    d = [1, 1, -1, 1, -100, 3, -3, 7]
+    return elementwise([("u8", a), ("u8", b), ("i8", c), ("i8", d)], [
+        ("u8", lambda a, b, c, d: u(a + b, "u8")),
+        ("u8", lambda a, b, c, d: u(a * b, "u8")),
+        ("i8", lambda a, b, c, d: wrap(c - d, "i8")),
+        ("i8", lambda a, b, c, d: wrap(-c, "i8")),
+        ("u8", lambda a, b, c, d: u(c, "u8")),
+        ("i8", lambda a, b, c, d: wrap(a, "i8")),
+        ("i8", lambda a, b, c, d: crem(c, d)),
+    ])
+
+
+@kernel
+def struct_nested_array():
+    st = ("struct", [("array", "f32", 2), "u32", ("vector", "i32", 2)])
+    elems = [
+        [[1.0, 2.0], 99, [-1, 5]],
+        [[-0.0, math.inf], 0, [-3, -4]],
+        [[fl(0.1), fl(0.2)], 7, [I32_MAX, 1]],
+        [[5.5, -5.5], 1, [0, 0]],
+    ]
+
+    def f(e):
+        arr, _, v = e
+        return [[arr[1], arr[0]], int(v[0] < 0) + int(v[1] < 0), [v[0], wrap(v[0] + v[1], "i32")]]
+
+    r = Run([len(elems)])
+    k = r.buffer(st, elems)
+    r.final[k] = [f(e) for e in elems]
+    return r
+
+
 # ------------------------------------------------------------------ main ----------
 
 def generate(directory):
