@@ -1309,6 +1309,34 @@ def struct_nested_array():
     return r
 
 
+@kernel
+def callable_struct_buffer_args():
+    st = ("struct", ["f32", "f32"])
+    pts = [[1.0, 2.0], [0.0, -0.0], [fl(0.1), math.inf], [-3.5, 4.25]]
+
+    def rot(p):
+        return [-p[1], p[0]]
+
+    r = Run([len(pts)])
+    k = r.buffer(st, pts)
+    r.final[k] = [rot(rot(rot(p))) for p in pts]
+    return r
+
+
+@kernel
+def cfg_nested_loops():
+    n = [0, 1, 2, 5, 17, 40]
+
+    def f(n):
+        acc = 0
+        for i in range(n):
+            for j in range(i):
+                acc = u(acc + u((i ^ j) * (j + 1)))
+        return acc
+
+    return elementwise([("u32", n)], [("u32", f)])
+
+
 # ------------------------------------------------------------------ main ----------
 
 def generate(directory):
