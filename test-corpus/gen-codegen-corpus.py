@@ -115,7 +115,6 @@ add("cmp-isinf-f32", "isinf", ["f32"], "bool", ["OpIsInf"])
 v3 = "vector<f32, 3>"
 add("geom-cross", "cross", [v3, v3], v3, ["OpExtInst {{.*}} Cross "])
 add("geom-dot", "dot", [v3, v3], "f32", ["OpDot %float"])
-add("geom-dot-int", "dot", ["vector<i32, 3>", "vector<i32, 3>"], "i32", ["OpIMul %v3int", "OpIAdd %int"])
 add("geom-length", "length", [v3], "f32", ["OpExtInst {{.*}} Length "])
 add("geom-length_squared", "length_squared", [v3], "f32", ["OpDot %float"])
 add("geom-normalize", "normalize", [v3], v3, ["OpExtInst {{.*}} Normalize "])

@@ -130,30 +130,12 @@ kernel %1 (
 };
 """, "cond_br outside a loop's prepare block is unstructured control flow")
 
-add("print", "print needs a debug-printf channel the Vulkan runtime does not provide.", K + """
-kernel %1 (
-    %2: u32;
-) = define %3: {
-    %4: void = print "x = {}", %2; <<<
-    %5: void = return;
-};
-""", "`print` is not in the SPIR-V backend's dialect")
-
 add("clock", "clock needs VK_KHR_shader_clock.", K + """
 kernel %1 () = define %2: {
     %3: u64 = clock; <<<
     %4: void = return;
 };
 """, "`clock` is not in the SPIR-V backend's dialect")
-
-add("assert", "assert needs a host-visible abort channel.", K + """
-kernel %1 (
-    %2: bool;
-) = define %3: {
-    %4: void = assert %2, "boom"; <<<
-    %5: void = return;
-};
-""", "`assert` is not in the SPIR-V backend's dialect")
 
 add("pow-int", "pow_int has no exact GLSL.std.450 lowering yet.", K + """
 kernel %1 (
@@ -243,13 +225,6 @@ kernel %1 () = define %2: {
 };
 """, "reg2mem spill slot survived to code generation")
 
-add("zero-length-array", "OpTypeArray length must be positive.", K + """
-kernel %1 () = define %2: {
-    %3: array<u32, 0> = alloca local; <<<
-    %4: void = return;
-};
-""", "zero-length arrays have no SPIR-V type")
-
 add("fp8-value", "FP8 arithmetic needs SPV_EXT_float8, not emitted.", K + """
 kernel %1 (
     %2: buffer<f32>;
@@ -269,19 +244,6 @@ kernel %1 (
     %6: void = return;
 };
 """, "float atomic compare_exchange needs the word-storage CAS loop")
-
-add("phi-in-entry", "The SPIR-V function entry has no predecessor, so it can hold no phi.", K + """
-kernel %1 () = define %2: {
-    %3: u32 = phi (%0, %2); <<<
-    %4: void = return;
-};
-""", "phi in the function's entry block")
-
-add("block-size-too-large", "Vulkan guarantees at most 1024 invocations per workgroup.", K + """
-kernel %1 block_size(64, 32, 1) () = define %2: { <<<
-    %3: void = return;
-};
-""", "has 2048 threads; Vulkan guarantees at most 1024")
 
 add("simple-loop-body-phi", "A simple_loop body that starts with a phi needs a forwarding continue block.", K + """
 const %1: u32 = 01000000;
@@ -312,16 +274,6 @@ kernel %1 (
     };
 };
 """, "a loop's prepare block must end with `br body` or `cond_br %c, body, merge`")
-
-add("coroutine", "Coroutines must be lowered before code generation.", K + """
-kernel %1 () = define %2: {
-    %3: void = coro_suspend 1 "s", %4; <<<
-}
-%4: {
-    %5: void = coro_resume 1;
-    %6: void = return;
-};
-""", "coroutines must be lowered before code generation")
 
 add("debug-break", "debug_break has no SPIR-V equivalent.", K + """
 kernel %1 () = define %2: {
@@ -362,10 +314,6 @@ callable %1: void (
     %2: f8e5m2; <<<
 ) = define %3: {
     %4: void = return;
-};
-
-kernel %5 () = define %6: {
-    %7: void = return;
 };
 
 kernel %8 (

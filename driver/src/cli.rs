@@ -382,7 +382,9 @@ mod tests {
         let c = parse(&["--emit=spirv-asm", "--kernel", "k"]).unwrap();
         assert_eq!(c.emit, Emit::SpirvAsm);
         assert_eq!(c.kernel.as_deref(), Some("k"));
-        assert!(Emit::Spirv.is_binary() && !Emit::SpirvAsm.is_binary() && Emit::SpirvAsm.is_spirv());
+        assert!(
+            Emit::Spirv.is_binary() && !Emit::SpirvAsm.is_binary() && Emit::SpirvAsm.is_spirv()
+        );
     }
 
     #[test]

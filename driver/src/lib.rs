@@ -248,7 +248,8 @@ fn process_chunk<'s>(
         };
         let runs_pipeline = cli.passes.is_some() || cli.pipeline.is_some();
         // The backend's diagnostics point into the text when no pipeline rewrote it.
-        let spirv_map = (cli.emit.is_spirv() && !runs_pipeline && from_text).then(|| source_map.clone());
+        let spirv_map =
+            (cli.emit.is_spirv() && !runs_pipeline && from_text).then(|| source_map.clone());
         // The last verification (after the pipeline, or the only one without) may be
         // left to run while the module is printed ([`LateCheck`]).
         let late = late && !cli.no_verify && !cli.verify_diagnostics && cli.emit.is_text();
@@ -305,8 +306,18 @@ fn process_chunk<'s>(
                     return None;
                 }
             };
-            let form = if cli.emit == Emit::Spirv { spirv::SpirvEmit::Spirv } else { spirv::SpirvEmit::SpirvAsm };
-            return match spirv::compile_to_bytes(&module, kernel, xir_codegen::OptLevel::None, form, spirv_map.as_ref()) {
+            let form = if cli.emit == Emit::Spirv {
+                spirv::SpirvEmit::Spirv
+            } else {
+                spirv::SpirvEmit::SpirvAsm
+            };
+            return match spirv::compile_to_bytes(
+                &module,
+                kernel,
+                xir_codegen::OptLevel::None,
+                form,
+                spirv_map.as_ref(),
+            ) {
                 Ok((b, _)) => Some(Rendered::Bytes(b)),
                 Err((c, d)) => {
                     diags.extend(d);
@@ -520,7 +531,11 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
     {
         return Outcome::usage_error(format!(
             "refusing to write {} to a terminal; use -o FILE or a pipe",
-            if cli.emit == Emit::Bitcode { "bitcode" } else { "a SPIR-V binary" }
+            if cli.emit == Emit::Bitcode {
+                "bitcode"
+            } else {
+                "a SPIR-V binary"
+            }
         ));
     }
     if (cli.emit == Emit::Bitcode || cli.emit.is_spirv()) && cli.split_input_file {

@@ -74,7 +74,12 @@ pub struct SpirvCli {
     #[arg(long, value_enum, default_value_t = OptChoice::None, hide_default_value = true, value_name = "LEVEL", hide_possible_values = true, help_heading = "Output options")]
     pub opt: OptChoice,
     /// Compile the kernel with this name (needed when the module has several)
-    #[arg(long, value_name = "NAME", conflicts_with = "all_kernels", help_heading = "Kernel options")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "all_kernels",
+        help_heading = "Kernel options"
+    )]
     pub kernel: Option<String>,
     /// Compile every kernel into DIR (given with -o) as NAME.spv / NAME.spvasm
     #[arg(long, help_heading = "Kernel options")]
@@ -93,21 +98,40 @@ pub struct SpirvCli {
 /// Whether a run with these arguments reads standard input.
 pub fn needs_stdin(args: &[String]) -> bool {
     let argv = std::iter::once("xir-to-spirv".to_string()).chain(args.iter().cloned());
-    SpirvCli::try_parse_from(argv).map(|c| matches!(c.input.as_deref(), None | Some("-"))).unwrap_or(false)
+    SpirvCli::try_parse_from(argv)
+        .map(|c| matches!(c.input.as_deref(), None | Some("-")))
+        .unwrap_or(false)
 }
 
 /// Picks the kernel to compile: `name` if given, else the only kernel.
 pub fn select_kernel(module: &Module, name: Option<&str>) -> Result<FuncId, String> {
     let ks = xir_codegen::kernels(module);
-    let list = || ks.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>().join(", ");
+    let list = || {
+        ks.iter()
+            .map(|(_, n)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     match name {
-        Some(n) => ks.iter().find(|(_, k)| k == n).map(|(f, _)| *f).ok_or_else(|| {
-            if ks.is_empty() { format!("no kernel named '{n}': the module has no kernels") } else { format!("no kernel named '{n}'; kernels: {}", list()) }
-        }),
+        Some(n) => ks
+            .iter()
+            .find(|(_, k)| k == n)
+            .map(|(f, _)| *f)
+            .ok_or_else(|| {
+                if ks.is_empty() {
+                    format!("no kernel named '{n}': the module has no kernels")
+                } else {
+                    format!("no kernel named '{n}'; kernels: {}", list())
+                }
+            }),
         None => match ks.len() {
             0 => Err("the module has no kernel to compile".into()),
             1 => Ok(ks[0].0),
-            _ => Err(format!("the module has {} kernels; choose one with --kernel NAME or use --all-kernels -o DIR; kernels: {}", ks.len(), list())),
+            _ => Err(format!(
+                "the module has {} kernels; choose one with --kernel NAME or use --all-kernels -o DIR; kernels: {}",
+                ks.len(),
+                list()
+            )),
         },
     }
 }
@@ -122,26 +146,56 @@ pub fn compile_to_bytes(
     map: Option<&SourceMap>,
 ) -> Result<(Vec<u8>, Compiled), (i32, Vec<Diagnostic>)> {
     let compiled = xir_codegen::compile_kernel(module, kernel, opt).map_err(|e| {
-        let code = if e.kind == ErrorKind::Internal { EXIT_INTERNAL_ERROR } else { EXIT_USER_ERROR };
+        let code = if e.kind == ErrorKind::Internal {
+            EXIT_INTERNAL_ERROR
+        } else {
+            EXIT_USER_ERROR
+        };
         (code, e.to_diagnostics(module, map))
     })?;
     let bytes = match emit {
         SpirvEmit::Spirv => compiled.bytes(),
         SpirvEmit::SpirvAsm => match xir_codegen::disassemble(&compiled.words) {
             Ok(s) => s.into_bytes(),
-            Err(m) => return Err((EXIT_INTERNAL_ERROR, vec![Diagnostic::error(format!("internal error: cannot disassemble the SPIR-V: {m}"), None)])),
+            Err(m) => {
+                return Err((
+                    EXIT_INTERNAL_ERROR,
+                    vec![Diagnostic::error(
+                        format!("internal error: cannot disassemble the SPIR-V: {m}"),
+                        None,
+                    )],
+                ));
+            }
         },
     };
     Ok((bytes, compiled))
 }
 
 /// Runs `xir-to-spirv` with `args` (no program name); returns the exit status.
-pub fn xir_to_spirv_main(args: &[String], stdin: &[u8], stdout: &mut dyn Write, stderr: &mut dyn Write, stdout_is_terminal: bool) -> i32 {
-    let (out, err, code) = match catch_unwind(AssertUnwindSafe(|| run(args, stdin, stdout_is_terminal))) {
+pub fn xir_to_spirv_main(
+    args: &[String],
+    stdin: &[u8],
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    stdout_is_terminal: bool,
+) -> i32 {
+    let (out, err, code) = match catch_unwind(AssertUnwindSafe(|| {
+        run(args, stdin, stdout_is_terminal)
+    })) {
         Ok(r) => r,
         Err(p) => {
-            let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into());
-            (Vec::new(), format!("xir-to-spirv: internal error: {msg}\nThis is a bug in xir; please report it with the input and command line.\n"), EXIT_INTERNAL_ERROR)
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            (
+                Vec::new(),
+                format!(
+                    "xir-to-spirv: internal error: {msg}\nThis is a bug in xir; please report it with the input and command line.\n"
+                ),
+                EXIT_INTERNAL_ERROR,
+            )
         }
     };
     let _ = stdout.write_all(&out);
@@ -177,10 +231,14 @@ fn run(args: &[String], stdin: &[u8], stdout_is_terminal: bool) -> (Vec<u8>, Str
     }
     let to_stdout = matches!(cli.output.as_deref(), None | Some("-"));
     if cli.emit == SpirvEmit::Spirv && to_stdout && stdout_is_terminal {
-        return usage("refusing to write a SPIR-V binary to a terminal; use -o FILE, a pipe or --emit=spirv-asm");
+        return usage(
+            "refusing to write a SPIR-V binary to a terminal; use -o FILE, a pipe or --emit=spirv-asm",
+        );
     }
     if cli.reflect.as_deref() == Some("") && !cli.all_kernels {
-        return usage("--reflect needs a FILE (only --all-kernels writes NAME.json beside each output)");
+        return usage(
+            "--reflect needs a FILE (only --all-kernels writes NAME.json beside each output)",
+        );
     }
     let raw: Vec<u8> = match cli.input.as_deref() {
         None | Some("-") => stdin.to_vec(),
@@ -195,7 +253,12 @@ fn run(args: &[String], stdin: &[u8], stdout_is_terminal: bool) -> (Vec<u8>, Str
         None => {
             let src = match std::str::from_utf8(&raw) {
                 Ok(s) => s.to_string(),
-                Err(e) => return usage(format!("{name} is not valid UTF-8 (byte offset {})", e.valid_up_to())),
+                Err(e) => {
+                    return usage(format!(
+                        "{name} is not valid UTF-8 (byte offset {})",
+                        e.valid_up_to()
+                    ));
+                }
             };
             match frontend::parse_module(&src) {
                 Ok((m, map)) => (m, Some(map), src),
@@ -203,8 +266,15 @@ fn run(args: &[String], stdin: &[u8], stdout_is_terminal: bool) -> (Vec<u8>, Str
             }
         }
     };
-    let diags = frontend::verify_module(&module, &frontend::VerifyChoice::default(), map.as_ref().map(|m| (m, src.as_str())));
-    if diags.iter().any(|d| d.severity == xir_ir::diag::Severity::Error) {
+    let diags = frontend::verify_module(
+        &module,
+        &frontend::VerifyChoice::default(),
+        map.as_ref().map(|m| (m, src.as_str())),
+    );
+    if diags
+        .iter()
+        .any(|d| d.severity == xir_ir::diag::Severity::Error)
+    {
         return (Vec::new(), render(&name, &src, &diags), EXIT_USER_ERROR);
     }
     let opt: OptLevel = cli.opt.into();
@@ -229,20 +299,28 @@ fn run(args: &[String], stdin: &[u8], stdout_is_terminal: bool) -> (Vec<u8>, Str
         }
     }
     let write = |path: &std::path::Path, data: &[u8]| -> Result<(), String> {
-        output::write_atomically(path, data).map_err(|e| format!("error: cannot write '{}': {}\n", path.display(), io_msg(&e)))
+        output::write_atomically(path, data)
+            .map_err(|e| format!("error: cannot write '{}': {}\n", path.display(), io_msg(&e)))
     };
     if cli.all_kernels {
         let dir = std::path::PathBuf::from(cli.output.as_deref().unwrap_or("."));
         if let Err(e) = std::fs::create_dir_all(&dir) {
             return usage(format!("cannot create '{}': {}", dir.display(), io_msg(&e)));
         }
-        let ext = if cli.emit == SpirvEmit::Spirv { "spv" } else { "spvasm" };
+        let ext = if cli.emit == SpirvEmit::Spirv {
+            "spv"
+        } else {
+            "spvasm"
+        };
         for (kname, bytes, c) in &results {
             if let Err(m) = write(&dir.join(format!("{kname}.{ext}")), bytes) {
                 return (Vec::new(), m, EXIT_USER_ERROR);
             }
             if cli.reflect.is_some()
-                && let Err(m) = write(&dir.join(format!("{kname}.json")), c.reflection.to_json_string().as_bytes())
+                && let Err(m) = write(
+                    &dir.join(format!("{kname}.json")),
+                    c.reflection.to_json_string().as_bytes(),
+                )
             {
                 return (Vec::new(), m, EXIT_USER_ERROR);
             }
@@ -251,7 +329,10 @@ fn run(args: &[String], stdin: &[u8], stdout_is_terminal: bool) -> (Vec<u8>, Str
     }
     let (_, bytes, c) = results.pop().expect("one kernel compiled");
     if let Some(r) = cli.reflect.as_deref()
-        && let Err(m) = write(std::path::Path::new(r), c.reflection.to_json_string().as_bytes())
+        && let Err(m) = write(
+            std::path::Path::new(r),
+            c.reflection.to_json_string().as_bytes(),
+        )
     {
         return (Vec::new(), m, EXIT_USER_ERROR);
     }
