@@ -42,13 +42,19 @@ pub fn decode_interchange(bytes: &[u8]) -> Option<Result<Module, Vec<Diagnostic>
             )]),
         }),
         InputFormat::Bitcode => Some(read_bitcode(bytes).map_err(|e| {
-            let mut d = vec![Diagnostic::error(e.to_string(), None)];
-            d.extend(e.diagnostics.into_iter().map(|mut x| {
-                x.span = None;
-                x
-            }));
-            d.truncate(1);
-            d
+            if e.diagnostics.is_empty() {
+                return vec![Diagnostic::error(e.to_string(), None)];
+            }
+            // The decoded module failed verification: one error per verifier diagnostic,
+            // each at the byte offset of the offending record (as upstream reports them).
+            e.diagnostics
+                .into_iter()
+                .map(|mut x| {
+                    let at = x.span.take().map(|s| format!("byte {}: ", s.start));
+                    x.message = format!("{}{}: {}", at.unwrap_or_default(), e.message, x.message);
+                    x
+                })
+                .collect()
         })),
     }
 }

@@ -2,7 +2,7 @@
 //! trailing bytes, checksum), then either the text payload (version 1) or binary records
 //! (version 2) with minimal-ULEB enforcement, record and allocation budgets checked
 //! before anything is reserved, and string-table indices range-checked. Every error
-//! carries the absolute byte offset of the offending field.
+//! carries the absolute byte offset just after the offending field (upstream's convention).
 
 use super::bitcode_write::fnv1a64;
 use super::build::{BuildError, build_module};
@@ -145,31 +145,32 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn fail<T>(&self, at: usize, msg: impl Into<String>) -> BResult<T> {
-        Err(InterchangeError::at(BITCODE_HEADER_SIZE + at, msg))
+    /// An error at the reader's current position: the offset just after the field
+    /// whose value is malformed (upstream's convention; see docs/interchange.md).
+    fn fail<T>(&self, msg: impl Into<String>) -> BResult<T> {
+        Err(InterchangeError::at(BITCODE_HEADER_SIZE + self.pos, msg))
     }
 
     fn uleb(&mut self) -> BResult<u64> {
-        let start = self.pos;
         let mut v: u64 = 0;
         for i in 0..10 {
             let Some(&byte) = self.b.get(self.pos) else {
-                return self.fail(start, "truncated ULEB128 integer");
+                return self.fail("truncated ULEB128 integer");
             };
             self.pos += 1;
             let payload = u64::from(byte & 0x7f);
             if i == 9 && payload > 1 {
-                return self.fail(start, "ULEB128 integer is out of range");
+                return self.fail("ULEB128 integer is out of range");
             }
             v |= payload << (7 * i);
             if byte & 0x80 == 0 {
                 if i != 0 && payload == 0 {
-                    return self.fail(start, "ULEB128 integer is not minimally encoded");
+                    return self.fail("ULEB128 integer is not minimally encoded");
                 }
                 return Ok(v);
             }
         }
-        self.fail(start, "ULEB128 integer is too long")
+        self.fail("ULEB128 integer is too long")
     }
 
     fn zigzag(&mut self) -> BResult<i64> {
@@ -180,26 +181,22 @@ impl<'a> Reader<'a> {
     /// A count, charged to the record budget and the allocation budget (`elem` bytes
     /// per record), never larger than the remaining payload.
     fn count(&mut self, elem: usize) -> BResult<usize> {
-        let start = self.pos;
         let v = self.uleb()?;
         if v > MAX_RECORD_COUNT as u64 {
-            return self.fail(start, "record count exceeds the supported limit (2^20)");
+            return self.fail("record count exceeds the supported limit (2^20)");
         }
         let n = v as usize;
         if n > self.budget || n > self.b.len() - self.pos {
-            return self.fail(
-                start,
-                "cumulative record count exceeds the supported binary budget",
-            );
+            return self.fail("cumulative record count exceeds the supported binary budget");
         }
         self.budget -= n;
-        self.charge(start, n * elem)?;
+        self.charge(n * elem)?;
         Ok(n)
     }
 
-    fn charge(&mut self, at: usize, bytes: usize) -> BResult<()> {
+    fn charge(&mut self, bytes: usize) -> BResult<()> {
         if bytes > self.alloc {
-            return self.fail(at, "XIR binary allocation budget (256 MiB) exceeded");
+            return self.fail("XIR binary allocation budget (256 MiB) exceeded");
         }
         self.alloc -= bytes;
         Ok(())
@@ -207,7 +204,7 @@ impl<'a> Reader<'a> {
 
     fn bytes(&mut self, n: usize) -> BResult<&'a [u8]> {
         if n > self.b.len() - self.pos {
-            return self.fail(self.pos, "truncated binary record payload");
+            return self.fail("truncated binary record payload");
         }
         let s = &self.b[self.pos..self.pos + n];
         self.pos += n;
@@ -218,18 +215,14 @@ impl<'a> Reader<'a> {
         let n = self.count(SZ_STRING)?;
         self.strings.reserve(n);
         for _ in 0..n {
-            let at = self.pos;
             let len = self.uleb()?;
             if len > MAX_PAYLOAD_SIZE as u64 {
-                return self.fail(at, "binary string exceeds 256 MiB");
+                return self.fail("binary string exceeds 256 MiB");
             }
-            self.charge(at, len as usize)?;
+            self.charge(len as usize)?;
             let s = self.bytes(len as usize)?;
             if self.strings.last().is_some_and(|p| *p >= s) {
-                return self.fail(
-                    at,
-                    "XIR binary string table is not strictly sorted and unique",
-                );
+                return self.fail("XIR binary string table is not strictly sorted and unique");
             }
             self.strings.push(s);
         }
@@ -237,18 +230,17 @@ impl<'a> Reader<'a> {
     }
 
     fn string(&mut self, max: usize) -> BResult<Bytes<'a>> {
-        let at = self.pos;
         let i = self.uleb()?;
         let Some(s) = usize::try_from(i)
             .ok()
             .and_then(|i| self.strings.get(i).copied())
         else {
-            return self.fail(at, format!("string index {i} is out of range"));
+            return self.fail(format!("string index {i} is out of range"));
         };
         if s.len() > max {
-            return self.fail(at, "binary string exceeds its field limit");
+            return self.fail("binary string exceeds its field limit");
         }
-        self.charge(at, s.len())?;
+        self.charge(s.len())?;
         Ok(Cow::Borrowed(s))
     }
 
@@ -256,21 +248,19 @@ impl<'a> Reader<'a> {
         let n = self.count(SZ_MD)?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
-            let at = self.pos;
             out.push(match self.uleb()? {
                 0 => {
                     let s = self.string(MAX_PAYLOAD_SIZE)?;
                     if !valid_md_name(&s) {
-                        return self.fail(at, "invalid XIR binary name metadata");
+                        return self.fail("invalid XIR binary name metadata");
                     }
                     MdRec::Name(s)
                 }
                 1 => {
                     let f = self.string(MAX_PAYLOAD_SIZE)?;
-                    let lat = self.pos;
                     let l = self.zigzag()?;
                     if i32::try_from(l).is_err() {
-                        return self.fail(lat, "XIR binary location line is out of range");
+                        return self.fail("XIR binary location line is out of range");
                     }
                     MdRec::Location(f, l)
                 }
@@ -278,8 +268,7 @@ impl<'a> Reader<'a> {
                 3 => {
                     let m = self.uleb()?;
                     if m & !CURVE_BASIS_MASK != 0 {
-                        return self
-                            .fail(at, "XIR binary curve-basis metadata contains unknown bits");
+                        return self.fail("XIR binary curve-basis metadata contains unknown bits");
                     }
                     MdRec::CurveBasis(m)
                 }
@@ -287,9 +276,9 @@ impl<'a> Reader<'a> {
                 5 => MdRec::Reg2MemSpill(match self.uleb()? {
                     0 => SpillKind::Phi,
                     1 => SpillKind::CrossBlock,
-                    _ => return self.fail(at, "unknown XIR binary reg2mem-spill metadata kind"),
+                    _ => return self.fail("unknown XIR binary reg2mem-spill metadata kind"),
                 }),
-                k => return self.fail(at, format!("unknown XIR binary metadata kind {k}")),
+                k => return self.fail(format!("unknown XIR binary metadata kind {k}")),
             });
         }
         Ok(out)
@@ -308,12 +297,11 @@ impl<'a> Reader<'a> {
             let kind = match kind {
                 0 => {
                     let ty = self.string(MAX_TYPE_DESCRIPTION_SIZE)?;
-                    let at = self.pos;
                     let len = self.uleb()?;
                     if len > MAX_PAYLOAD_SIZE as u64 {
-                        return self.fail(at, "XIR binary byte payload exceeds 256 MiB");
+                        return self.fail("XIR binary byte payload exceeds 256 MiB");
                     }
-                    self.charge(at, len as usize)?;
+                    self.charge(len as usize)?;
                     let data = ConstPayload::Raw(Cow::Borrowed(self.bytes(len as usize)?));
                     GlobalKind::Constant { ty, data }
                 }
@@ -323,7 +311,7 @@ impl<'a> Reader<'a> {
                 2 => GlobalKind::Special {
                     name: self.string(MAX_STRING_PAYLOAD_SIZE)?,
                 },
-                k => return self.fail(pos, format!("unknown XIR binary global record kind {k}")),
+                k => return self.fail(format!("unknown XIR binary global record kind {k}")),
             };
             let md = self.md()?;
             globals.push(GlobalRec { pos, id, kind, md });
@@ -334,10 +322,7 @@ impl<'a> Reader<'a> {
             functions.push(self.function()?);
         }
         if self.pos != self.b.len() {
-            return self.fail(
-                self.pos,
-                "unexpected trailing bytes in the XIR binary payload",
-            );
+            return self.fail("unexpected trailing bytes in the XIR binary payload");
         }
         Ok(ModuleRec {
             md_pos,
@@ -354,9 +339,8 @@ impl<'a> Reader<'a> {
         let ret = self.string(MAX_TYPE_DESCRIPTION_SIZE)?;
         let mut block_size = [0u32; 3];
         for c in &mut block_size {
-            let at = self.pos;
             *c = u32::try_from(self.uleb()?)
-                .or_else(|_| self.fail(at, "function block-size component is out of range"))?;
+                .or_else(|_| self.fail("function block-size component is out of range"))?;
         }
         let md = self.md()?;
         let n = self.count(SZ_ARG)?;
@@ -384,7 +368,7 @@ impl<'a> Reader<'a> {
         let body_pos = self.pos;
         let body = self.zigzag()?;
         if body < -1 {
-            return self.fail(body_pos, "body block id must be nonnegative, or -1");
+            return self.fail("body block id must be nonnegative, or -1");
         }
         let n = self.count(SZ_INST)?;
         let mut insts = Vec::with_capacity(n);
@@ -410,24 +394,21 @@ impl<'a> Reader<'a> {
         let pos = self.pos;
         let id = self.uleb()?;
         let block = self.uleb()?;
-        let tat = self.pos;
         let t = self.uleb()?;
         let Some(&tag) = usize::try_from(t).ok().and_then(|t| BINARY_TAGS.get(t)) else {
-            return self.fail(tat, format!("unknown XIR binary instruction tag {t}"));
+            return self.fail(format!("unknown XIR binary instruction tag {t}"));
         };
         let ty = self.string(MAX_TYPE_DESCRIPTION_SIZE)?;
-        let oat = self.pos;
         let op_word = self.string(MAX_STRING_PAYLOAD_SIZE)?;
         let Some(op) = parse_op(tag, &op_word) else {
-            return self.fail(oat, "unknown XIR binary instruction operation");
+            return self.fail("unknown XIR binary instruction operation");
         };
         let n = self.count(SZ_INT)?;
         let mut operands = SmallVec::with_capacity(n);
         for _ in 0..n {
-            let at = self.pos;
             let v = self.zigzag()?;
             if v < -1 {
-                return self.fail(at, "value ids must be nonnegative, or -1 for null");
+                return self.fail("value ids must be nonnegative, or -1 for null");
             }
             operands.push(v);
         }

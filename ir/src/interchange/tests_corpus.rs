@@ -97,6 +97,12 @@ fn malformed_bitcode() -> Vec<(&'static str, Vec<u8>)> {
     v.push(("string-index", seal(&[1, 1, b'a', 1, 0, 9])));
     v.push(("count-too-large", seal(&[0, 0, 0xff, 0xff, 0x7f])));
     v.push(("bad-global-kind", seal(&[0, 0, 1, 5, 0])));
+    // A well-formed envelope (version 1: interchange text) whose decoded module fails
+    // verification: reported with the verifier's own diagnostics.
+    let bad = EX.replacen("callable \"int\"", "callable \"void\"", 1);
+    let mut b = seal(bad.as_bytes());
+    b[8] = 1;
+    v.push(("verifier", b));
     v
 }
 

@@ -502,30 +502,30 @@ fn binary_record_errors() {
     let mut p = vec![n | 0x80, 0];
     p.extend_from_slice(&payload[1..]);
     let e = read_bitcode(&seal(&p)).unwrap_err();
-    assert_eq!(e.offset, Some(32), "{e}");
+    assert_eq!(e.offset, Some(34), "{e}"); // just after the two-byte field
     assert!(e.message.contains("minimally"), "{e}");
     // Unsorted string table: swap the first two strings.
     let e = read_bitcode(&seal(&[2, 1, b'b', 1, b'a'])).unwrap_err();
     assert!(e.message.contains("sorted"), "{e}");
-    assert_eq!(e.offset, Some(35));
+    assert_eq!(e.offset, Some(37)); // just after the second string
     // Out-of-range string index in module metadata (name, index 5 of 1 string).
     let e = read_bitcode(&seal(&[1, 1, b'a', 1, 0, 5])).unwrap_err();
     assert!(e.message.contains("out of range"), "{e}");
-    assert_eq!(e.offset, Some(37));
+    assert_eq!(e.offset, Some(38));
     // Oversized count.
     let e = read_bitcode(&seal(&[0x80, 0x80, 0x80, 0x01])).unwrap_err();
     assert!(e.message.contains("2^20"), "{e}");
     // Count larger than the rest of the payload.
     let e = read_bitcode(&seal(&[0, 0, 100])).unwrap_err();
     assert!(e.message.contains("budget"), "{e}");
-    assert_eq!(e.offset, Some(34));
+    assert_eq!(e.offset, Some(35));
     // Too-long ULEB.
     let e = read_bitcode(&seal(&[0xff; 11])).unwrap_err();
     assert!(e.message.contains("ULEB128"), "{e}");
     // Unknown global kind.
     let e = read_bitcode(&seal(&[0, 0, 1, 7, 0])).unwrap_err();
     assert!(e.message.contains("global record kind"), "{e}");
-    assert_eq!(e.offset, Some(35));
+    assert_eq!(e.offset, Some(37)); // kind and id are read first, as upstream does
     // Trailing bytes after the records.
     let e = read_bitcode(&seal(&[0, 0, 0, 0, 9])).unwrap_err();
     assert!(e.message.contains("trailing"), "{e}");

@@ -47,6 +47,20 @@ impl<'s> Ctx<'s> {
         let text = self.text(init);
         let size = self.layout(t).0;
         let (tname, tspan) = (self.type_name(t), init);
+        if text.is_empty() {
+            // `const %c: array<u32, 0> = ;`: a zero-size constant has no bytes to print.
+            if size == 0 {
+                return Some(Vec::new());
+            }
+            self.error(
+                format!(
+                    "expected {} hex digits for a constant of type {tname}",
+                    2 * size
+                ),
+                init,
+            );
+            return None;
+        }
         if !text.is_empty() && text.bytes().all(|b| b.is_ascii_hexdigit()) {
             if text.len() as u64 == 2 * size {
                 return Some(

@@ -2,13 +2,13 @@
 //! labels are reported at their first use, forward references to functions from plain
 //! operand positions are patched, switch labels are canonicalised to the selector
 //! width, and `%N.undefined` values without a declaration get their type from
-//! [`infer_operand_type`] at their first use in text order.
+//! [`infer_operand_type_interning`](crate::text::infer::infer_operand_type_interning) at their first use in text order.
 
 use super::ctx::{Ctx, FuncSizes, GlobalPending, Key, Slot, SwitchFix};
 use crate::diag::{Diagnostic, Span};
 use crate::entity::EntityRef;
 use crate::inst::{InstId, InstKind};
-use crate::text::infer::infer_operand_type;
+use crate::text::infer::infer_operand_type_interning;
 use crate::types::TypeData;
 use crate::value::{BlockId, FuncId, Value};
 use rustc_hash::FxHashMap;
@@ -180,8 +180,13 @@ impl<'s> Ctx<'s> {
         groups.sort();
         for (_, k, from, to) in groups {
             let first = uses[from];
-            let inst = &self.module.functions[first.func].insts[first.inst];
-            let ty = infer_operand_type(&self.module, first.func, inst, first.index as usize);
+            let inst = self.module.functions[first.func].insts[first.inst].clone();
+            let ty = infer_operand_type_interning(
+                &mut self.module,
+                first.func,
+                &inst,
+                first.index as usize,
+            );
             let info = &self.undefs[k as usize];
             let Some(ty) = ty else {
                 let name = info.name.clone();

@@ -346,7 +346,7 @@ impl<'s> Ctx<'s> {
                 "array" => {
                     let e = self.targ_type(args[0], false)?;
                     let elem = self.need_data(e, args[0].span(), "array elements")?;
-                    let len = self.targ_num(args[1], 1, u64::MAX)?;
+                    let len = self.targ_num(args[1], 0, u64::MAX)?;
                     TypeData::Array { elem, len }
                 }
                 "buffer" => {

@@ -13,6 +13,7 @@ use crate::types::{ScalarKind, Type, TypeData};
 pub(super) fn check_module(
     m: &Module,
     tys: &Tys<'_>,
+    opts: &super::VerifyOptions,
     sm: Option<&SourceMap>,
     names: &Names<'_>,
     out: &mut Vec<Diagnostic>,
@@ -65,10 +66,10 @@ pub(super) fn check_module(
                 ),
                 span,
             ));
-        } else if tys.is_resource(d.ty) {
+        } else if opts.require_non_resource_undefined && tys.is_resource(d.ty) {
             out.push(Diagnostic::error(
                 format!(
-                    "undefined value {}: undefined value of resource type `{}` is not allowed",
+                    "undefined value {}: undefined value of resource type `{}` is not allowed (require-non-resource-undefined)",
                     name_of(names, Key::Undef(u)),
                     tys.name(Some(d.ty))
                 ),

@@ -72,7 +72,7 @@ fn verify_named(
     let tys = Tys::new(&m.types);
     let listed = listed_functions(m);
     let mut out = Vec::new();
-    globals::check_module(m, &tys, sm, names, &mut out);
+    globals::check_module(m, &tys, opts, sm, names, &mut out);
     let mut done: SecondaryMap<FuncId, bool> = SecondaryMap::with_default(false);
     // One set of CFG buffers for every function.
     let mut graph = Graph::default();
@@ -507,7 +507,7 @@ impl<'a, 'o> Fx<'a, 'o> {
                 Some(&InstFacts {
                     tag: Some(tag), ty, ..
                 }) => {
-                    if matches!(tag, InstTag::Alloca | InstTag::Gep) {
+                    if tag.is_lvalue() {
                         return None; // an lvalue
                     }
                     ty?

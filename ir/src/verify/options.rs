@@ -1,5 +1,6 @@
-//! Verifier options (upstream `XIRVerificationOptions`, reference §7.7) and their
-//! kebab-case command-line spelling.
+//! Verifier options (upstream `XIRVerificationOptions`, reference §7.7, plus the
+//! xir-only rules, each off by default so that the default verifier accepts what
+//! upstream's `xir_verify_module` accepts) and their kebab-case command-line spelling.
 
 /// Which optional contracts the verifier enforces on top of the whole-module rules.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -10,12 +11,21 @@ pub struct VerifyOptions {
     pub require_reachable_blocks: bool,
     /// No `phi` instructions.
     pub require_no_phi: bool,
-    /// No `cond_br` or `indexed_branch`.
+    /// The function is in structured form ([`crate::analysis::form`]): no
+    /// `indexed_branch`, and `cond_br` only as a loop prepare's `cond_br c, body, merge`.
     pub require_no_unstructured_control_flow: bool,
     /// No block is the merge block of two structured instructions.
     pub require_unique_merge_blocks: bool,
     /// `break`/`continue` target the nearest enclosing loop/switch merge or continue block.
     pub require_canonical_break_continue_targets: bool,
+    /// xir-only (upstream's verifier has no such rule): no undefined value has a resource
+    /// type. Upstream's interchange reader refuses such a global; its data model and
+    /// verifier accept one, so the rule is off by default.
+    pub require_non_resource_undefined: bool,
+    /// xir-only (upstream's verifier has no such rule): no function returns a resource
+    /// type. A defined function cannot return one anyway (a `return` operand must be a
+    /// non-resource rvalue); this also rejects external declarations.
+    pub require_non_resource_return_types: bool,
 }
 
 impl Default for VerifyOptions {
@@ -27,18 +37,22 @@ impl Default for VerifyOptions {
             require_no_unstructured_control_flow: false,
             require_unique_merge_blocks: false,
             require_canonical_break_continue_targets: false,
+            require_non_resource_undefined: false,
+            require_non_resource_return_types: false,
         }
     }
 }
 
 /// Every option name, in declaration order.
-pub const OPTION_NAMES: [&str; 6] = [
+pub const OPTION_NAMES: [&str; 8] = [
     "require-terminated-blocks",
     "require-reachable-blocks",
     "require-no-phi",
     "require-no-unstructured-control-flow",
     "require-unique-merge-blocks",
     "require-canonical-break-continue-targets",
+    "require-non-resource-undefined",
+    "require-non-resource-return-types",
 ];
 
 impl VerifyOptions {
@@ -51,6 +65,8 @@ impl VerifyOptions {
             require_no_unstructured_control_flow: true,
             require_unique_merge_blocks: true,
             require_canonical_break_continue_targets: true,
+            require_non_resource_undefined: true,
+            require_non_resource_return_types: true,
         }
     }
 
@@ -66,6 +82,8 @@ impl VerifyOptions {
             "require-canonical-break-continue-targets" => {
                 &mut self.require_canonical_break_continue_targets
             }
+            "require-non-resource-undefined" => &mut self.require_non_resource_undefined,
+            "require-non-resource-return-types" => &mut self.require_non_resource_return_types,
             _ => return None,
         })
     }

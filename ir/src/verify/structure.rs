@@ -34,9 +34,11 @@ pub(super) fn check_header(fx: &mut Fx<'_, '_>) -> bool {
     if let Some(r) = f.ret {
         if !fx.tys.valid(r) {
             fx.err_fn("return type handle is out of range");
-        } else if fx.tys.is_resource(r) {
+        } else if fx.opts.require_non_resource_return_types && fx.tys.is_resource(r) {
             let r = fx.tname(Some(r));
-            fx.err_fn(format!("functions cannot return the resource type {r}"));
+            fx.err_fn(format!(
+                "functions cannot return the resource type {r} (require-non-resource-return-types)"
+            ));
         }
     }
     let mut seen: crate::entity::SecondaryMap<crate::value::ArgId, bool> =

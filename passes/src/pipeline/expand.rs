@@ -15,16 +15,9 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use xir_ir::diag::{Diagnostic, Span, render};
 
-/// Upstream's verifier option flags (reference §7.7) in kebab case, as `verify{…}` takes
-/// them.
-pub const VERIFY_FLAGS: &[&str] = &[
-    "require-terminated-blocks",
-    "require-reachable-blocks",
-    "require-no-phi",
-    "require-no-unstructured-control-flow",
-    "require-unique-merge-blocks",
-    "require-canonical-break-continue-targets",
-];
+/// The verifier option flags in kebab case, as `verify{…}` takes them: upstream's
+/// (reference §7.7) and the xir-only rules (the verifier's own list).
+pub const VERIFY_FLAGS: &[&str] = &xir_ir::verify::options::OPTION_NAMES;
 
 /// An executable pipeline.
 pub struct Pipeline {

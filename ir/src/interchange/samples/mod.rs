@@ -4,8 +4,9 @@
 
 mod ops;
 
+use crate::edit::{Cursor, InstBuilder};
 use crate::function::{ArgKind, Function, FunctionKind};
-use crate::inst::{InstData, InstId, InstKind};
+use crate::inst::{InstId, InstKind};
 use crate::metadata::{CurveBasisSet, Metadata, SpillKind};
 use crate::module::Module;
 use crate::op::*;
@@ -56,9 +57,7 @@ impl<'m> Fb<'m> {
         ty: Option<Type>,
         ops: impl IntoIterator<Item = Value>,
     ) -> InstId {
-        self.m
-            .func_mut(self.f)
-            .append_inst(b, InstData::new(kind, ty, ops))
+        Cursor::at_end(self.m.func_mut(self.f), b).ins(kind, ty, ops)
     }
     /// `arithmetic` shorthand.
     pub fn ar(&mut self, b: BlockId, op: ArithmeticOp, ty: Type, ops: &[Value]) -> Value {
@@ -146,6 +145,33 @@ pub fn callable_add() -> Module {
     let b = f.body();
     let r = f.ar(b, ArithmeticOp::BinaryAdd, i, &[a, one]);
     f.ret(b, Some(r));
+    m
+}
+
+/// Zero-length arrays (upstream's data model has them: size 0, the element's
+/// alignment): a zero-byte constant, a struct member, a value argument, a load and a
+/// store through a reference argument.
+pub fn zero_length_arrays() -> Module {
+    let mut m = Module::new();
+    let u = m.types.scalar(ScalarKind::U32);
+    let f = m.types.scalar(ScalarKind::F32);
+    let v4 = m.types.intern(TypeData::Vector { elem: f, len: 4 });
+    let empty_u = m.types.intern(TypeData::Array { elem: u, len: 0 });
+    let empty_f = m.types.intern(TypeData::Array { elem: f, len: 0 });
+    let empty_v4 = m.types.intern(TypeData::Array { elem: v4, len: 0 });
+    let s = m.types.intern(TypeData::Struct {
+        align: 16,
+        members: vec![empty_v4, f],
+    });
+    m.constant(empty_u, &[]);
+    m.constant(s, &[0, 0, 0x80, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let mut fb = Fb::new(&mut m, FunctionKind::Callable, Some(empty_f));
+    let a = fb.arg(ArgKind::Value, empty_f);
+    let r = fb.arg(ArgKind::Reference, empty_v4);
+    let b = fb.body();
+    let l = fb.ins(b, InstKind::Load, Some(empty_v4), [r]);
+    fb.ins(b, InstKind::Store, None, [r, l]);
+    fb.ret(b, Some(a));
     m
 }
 
@@ -489,6 +515,7 @@ pub fn all() -> Vec<(&'static str, Module)> {
         ("misc", misc()),
         ("metadata-all", metadata_all()),
         ("specials", specials()),
+        ("zero-length-arrays", zero_length_arrays()),
     ];
     v.extend(ops::all());
     v
