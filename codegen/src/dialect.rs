@@ -309,7 +309,7 @@ pub fn table() -> Vec<Row> {
         };
         push(format!("atomic {} (f32)", op.name()), f);
     }
-    for tag in xir_ir::InstTag::ALL {
+    for &tag in xir_ir::InstTag::ALL.iter() {
         let s = match tag {
             xir_ir::InstTag::Arithmetic
             | xir_ir::InstTag::ThreadGroup
