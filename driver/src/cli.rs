@@ -93,6 +93,15 @@ pub struct Cli {
     #[arg(long, help_heading = "Output options")]
     pub debug_info: bool,
 
+    /// Print analyses of every function instead of the module (cfg, dom, postdom, loops, form)
+    #[arg(
+        long = "print",
+        value_name = "ANALYSIS",
+        value_delimiter = ',',
+        help_heading = "Output options"
+    )]
+    pub print_analyses: Vec<String>,
+
     /// Run these passes in order (comma-separated)
     #[arg(
         long,
@@ -167,6 +176,15 @@ pub struct Cli {
     /// Extra verifier requirements, e.g. require-no-phi,require-unique-merge-blocks
     #[arg(long, value_name = "LIST", help_heading = "Verification options")]
     pub verify_options: Option<String>,
+
+    /// Report at most N errors per input or chunk, then a "too many errors" note (0: no limit)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = xir_ir::text::MAX_ERRORS,
+        help_heading = "Verification options"
+    )]
+    pub error_limit: usize,
 
     /// Print the IR before every pass
     #[arg(long, help_heading = "Debugging options")]

@@ -20,7 +20,7 @@
 
 use regex::Regex;
 use std::sync::OnceLock;
-use xir_ir::diag::{Diagnostic, Severity, Span, line_col};
+use xir_ir::diag::{Diagnostic, LineIndex, Severity, Span};
 
 /// Kind of an expected diagnostic.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -113,8 +113,9 @@ fn compile_re(text: &str) -> Result<Regex, String> {
     Regex::new(&pat).map_err(|e| format!("invalid regex in expected-*-re pattern: {e}"))
 }
 
-/// Collects the `expected-*` annotations of `src` (a padded chunk: line numbers are the
-/// original file's). Malformed annotations are returned as errors.
+/// Collects the `expected-*` annotations of `src` (a chunk: line numbers are the chunk's,
+/// as are those of the diagnostics produced from it). Malformed annotations are
+/// returned as errors.
 pub fn parse_expectations(src: &str) -> Result<Vec<Expected>, Vec<Diagnostic>> {
     let mut out = Vec::new();
     let mut errs = Vec::new();
@@ -234,16 +235,26 @@ fn flatten(diags: &[Diagnostic]) -> Vec<Produced> {
     out
 }
 
-/// Matches `produced` against `expected` (in `src`, the padded chunk). Returns the
+/// Matches `produced` against `expected` (in `src`, the chunk). Returns the
 /// mismatch errors; empty means every diagnostic was expected and produced.
+///
+/// Linear in the annotations and diagnostics (plus, per diagnostic, the annotations of
+/// its own line): lines come from one [`LineIndex`] and annotations are looked up by line.
 pub fn check(src: &str, expected: &mut [Expected], produced: &[Diagnostic]) -> Vec<Diagnostic> {
     let mut errs = Vec::new();
+    let lines = LineIndex::new(src);
+    let mut by_line: std::collections::HashMap<Option<usize>, Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, e) in expected.iter().enumerate() {
+        by_line.entry(e.line).or_default().push(i);
+    }
     for p in flatten(produced) {
-        let line = p.span.map(|s| line_col(src, s.start as usize).0);
+        let line = p.span.map(|s| lines.line_col(s.start as usize).0);
         let mut near: Option<usize> = None;
         let mut done = false;
-        for (i, e) in expected.iter_mut().enumerate() {
-            if e.line == line && e.matches(&p.message) {
+        for &i in by_line.get(&line).map(Vec::as_slice).unwrap_or_default() {
+            let e = &mut expected[i];
+            if e.matches(&p.message) {
                 if e.kind == p.kind {
                     e.matched = true;
                     done = true;

@@ -35,13 +35,19 @@ impl std::ops::Deref for FileBytes {
     }
 }
 
-/// Reads the whole file at `path`.
+/// Reads the whole file at `path`, under the input limit ([`xir_sysio::limit`]): a
+/// file larger than the limit fails at once, and a source without a known length (a
+/// pipe, `/dev/zero`) fails as soon as more than the limit has arrived.
 pub fn read_file(path: &std::path::Path) -> std::io::Result<FileBytes> {
     let mut file = std::fs::File::open(path)?;
+    let limit = xir_sysio::limit::input_limit();
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > limit {
+        return Err(xir_sysio::limit::too_large(limit));
+    }
     if len < HUGE_MIN_BYTES || usize::try_from(len).is_err() {
         let mut v = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-        file.read_to_end(&mut v)?;
+        xir_sysio::limit::read_to_end_limited(&mut file, &mut v, limit)?;
         return Ok(FileBytes::Heap(v));
     }
     let mut map = memmap2::MmapMut::map_anon(len as usize)?;
@@ -52,7 +58,7 @@ pub fn read_file(path: &std::path::Path) -> std::io::Result<FileBytes> {
     let mut probe = [0u8; 1];
     if file.read(&mut probe)? != 0 {
         drop(map);
-        return Ok(FileBytes::Heap(std::fs::read(path)?));
+        return Ok(FileBytes::Heap(xir_sysio::limit::read_file(path)?));
     }
     Ok(FileBytes::Mapped(map))
 }

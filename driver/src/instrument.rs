@@ -205,7 +205,8 @@ impl IrPrinter {
             return;
         };
         let path = dir.join(format!("{:03}-{}.xir", inv.index, sanitize(inv.path)));
-        if let Err(e) = std::fs::write(&path, print(m, IdStyle::Upstream))
+        if let Err(e) =
+            crate::output::write_atomically(&path, print(m, IdStyle::Upstream).as_bytes())
             && self.dump_error.is_none()
         {
             self.dump_error = Some(format!("cannot write '{}': {e}", path.display()));

@@ -42,7 +42,7 @@ use pipeline::PipelineError;
 use std::borrow::Cow;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use xir_ir::diag::{Diagnostic, Severity, render};
+use xir_ir::diag::{Diagnostic, Severity, render, render_at};
 
 /// Exit status for success.
 pub const EXIT_OK: i32 = 0;
@@ -154,9 +154,21 @@ pub fn xir_opt_main(
     // same panic guard as everything else.
     let outcome = match catch_unwind(AssertUnwindSafe(|| {
         let mut o = run(args, stdin);
-        // Broken pipes and the like are not worth a different exit status.
-        let _ = o.out.write_to(stdout);
+        // A write error (a full disk, `/dev/full`) is reported with its cause; a
+        // closed pipe ends the run quietly. Either way the output is incomplete.
+        let written = o.out.write_to(stdout).and_then(|()| stdout.flush());
         release(std::mem::take(&mut o.out));
+        if let Err(e) = written {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                o.err.push_str(&format!(
+                    "xir-opt: error: cannot write to standard output: {}\n",
+                    io_msg(&e)
+                ));
+            }
+            if o.code == EXIT_OK {
+                o.code = EXIT_USER_ERROR;
+            }
+        }
         o
     })) {
         Ok(o) => o,
@@ -175,7 +187,6 @@ pub fn xir_opt_main(
             }
         }
     };
-    let _ = stdout.flush();
     let _ = stderr.write_all(outcome.err.as_bytes());
     let _ = stderr.flush();
     outcome.code
@@ -191,7 +202,10 @@ pub fn needs_stdin(args: &[String]) -> bool {
 
 /// What one chunk produced.
 struct ChunkResult<'s> {
-    padded: Cow<'s, str>,
+    /// The chunk's text (emptied once nothing needs it any more).
+    text: Cow<'s, str>,
+    /// The 0-based line of the input on which the chunk starts.
+    first_line: usize,
     output: Option<Rendered>,
     diags: Vec<Diagnostic>,
     /// Pipeline log (warnings, dumps, reports) and rendered pipeline errors.
@@ -217,10 +231,35 @@ fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
 }
 
+/// Keeps the diagnostics up to the `limit`-th error (`--error-limit`; 0 keeps all) and
+/// ends a cut list with a note, as clang's `-ferror-limit` does. The parser stops by
+/// itself after [`xir_ir::text::MAX_ERRORS`], the default limit.
+fn cap_errors(diags: &mut Vec<Diagnostic>, limit: usize) {
+    if limit == 0 {
+        return;
+    }
+    let mut errors = 0;
+    let cut = diags.iter().position(|d| {
+        errors += usize::from(d.severity == Severity::Error);
+        errors > limit
+    });
+    if let Some(i) = cut {
+        diags.truncate(i);
+        let mut note = Diagnostic::error(
+            format!(
+                "too many errors; stopping after {limit} (use --error-limit=N to change the limit, 0 for none)"
+            ),
+            None,
+        );
+        note.severity = Severity::Note;
+        diags.push(note);
+    }
+}
+
 /// Parses, verifies, runs the pipeline and verifies again. With `late` set (see
 /// [`LateCheck`]) the last verification is not run here but handed back in the result.
 fn process_chunk<'s>(
-    mut padded: Cow<'s, str>,
+    (mut text, first_line): (Cow<'s, str>, usize),
     raw: Option<&[u8]>,
     cli: &Cli,
     verify: &frontend::VerifyChoice,
@@ -232,11 +271,11 @@ fn process_chunk<'s>(
     let mut late_check = None;
     let output = (|| {
         // Interchange text and bitcode are detected from their first bytes.
-        let decoded = frontend::decode_interchange(raw.unwrap_or(padded.as_bytes()));
+        let decoded = frontend::decode_interchange(raw.unwrap_or(text.as_bytes()));
         let from_text = decoded.is_none();
         let parsed = match decoded {
             Some(r) => r.map(|m| (m, xir_ir::source_map::SourceMap::default())),
-            None => frontend::parse_module(&padded),
+            None => frontend::parse_module(&text),
         };
         let (mut module, source_map) = match parsed {
             Ok(m) => m,
@@ -248,10 +287,14 @@ fn process_chunk<'s>(
         let runs_pipeline = cli.passes.is_some() || cli.pipeline.is_some();
         // The last verification (after the pipeline, or the only one without) may be
         // left to run while the module is printed ([`LateCheck`]).
-        let late = late && !cli.no_verify && !cli.verify_diagnostics && cli.emit.is_text();
+        let late = late
+            && !cli.no_verify
+            && !cli.verify_diagnostics
+            && cli.emit.is_text()
+            && cli.print_analyses.is_empty();
         let parse_check_is_late = late && !runs_pipeline;
         if !cli.no_verify && !parse_check_is_late {
-            let source = from_text.then_some((&source_map, &*padded));
+            let source = from_text.then_some((&source_map, &*text));
             diags.extend(frontend::verify_module(&module, verify, source));
             if has_errors(&diags) {
                 return None;
@@ -294,6 +337,9 @@ fn process_chunk<'s>(
                 return None;
             }
         }
+        if !cli.print_analyses.is_empty() {
+            return Some(Rendered::Bytes(print_analyses(&module, cli).into_bytes()));
+        }
         if matches!(cli.emit, Emit::Interchange | Emit::Bitcode) {
             return match frontend::encode_interchange(&module, cli.emit == Emit::Bitcode) {
                 Ok(b) => Some(Rendered::Bytes(b)),
@@ -309,18 +355,56 @@ fn process_chunk<'s>(
         // peak is then the IR alone (the module is printed while the output is written,
         // see `Rendered`).
         if diags.is_empty() && !cli.verify_diagnostics {
-            padded = Cow::Borrowed("");
+            text = Cow::Borrowed("");
         }
         Some(Rendered::Module(Box::new(module), choice))
     })();
+    if !cli.verify_diagnostics {
+        cap_errors(&mut diags, cli.error_limit);
+    }
     ChunkResult {
-        padded,
+        text,
+        first_line,
         output,
         diags,
         log,
         code,
         late_check,
     }
+}
+
+/// `--print=ANALYSIS,...`: the analyses of every function, named as the module printer
+/// names blocks (the names were checked by [`check_print_analyses`]).
+fn print_analyses(module: &xir_ir::Module, cli: &Cli) -> String {
+    use xir_ir::analysis::print;
+    let list: Vec<_> = cli
+        .print_analyses
+        .iter()
+        .filter_map(|n| print::find(n))
+        .collect();
+    let opts = xir_ir::text::PrintOptions {
+        flat: cli.emit == Emit::XirFlat,
+        ..Default::default()
+    };
+    print::print_analyses(module, &list, &opts)
+}
+
+/// Every `--print` name is a printable analysis.
+fn check_print_analyses(cli: &Cli) -> Result<(), String> {
+    use xir_ir::analysis::print::{PRINTABLE, find};
+    for n in &cli.print_analyses {
+        if find(n).is_none() {
+            let known: Vec<&str> = PRINTABLE.iter().map(|a| a.name).collect();
+            return Err(format!(
+                "--print: unknown analysis `{n}` (available: {})",
+                known.join(", ")
+            ));
+        }
+    }
+    if !cli.print_analyses.is_empty() && !cli.emit.is_text() {
+        return Err("--print cannot be combined with --emit=interchange or bitcode".into());
+    }
+    Ok(())
 }
 
 fn print_choice(cli: &Cli) -> frontend::PrintChoice {
@@ -429,12 +513,7 @@ fn utf8_input<'a>(cli: &Cli, bytes: &'a [u8]) -> Result<&'a str, String> {
 }
 
 fn io_msg(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "No such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "Permission denied".into(),
-        std::io::ErrorKind::IsADirectory => "Is a directory".into(),
-        _ => e.to_string(),
-    }
+    xir_sysio::stdio::cause(e)
 }
 
 fn run(args: &[String], stdin: &[u8]) -> Outcome {
@@ -501,6 +580,9 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
             "refusing to write bitcode to a terminal; use -o FILE or a pipe",
         );
     }
+    if let Err(m) = check_print_analyses(&cli) {
+        return Outcome::usage_error(m);
+    }
     if cli.emit == Emit::Bitcode && cli.split_input_file {
         return Outcome::usage_error("--emit=bitcode cannot be combined with --split-input-file");
     }
@@ -519,19 +601,30 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
             Err(m) => return Outcome::usage_error(m),
         }
     };
-    let chunks: Vec<Cow<str>> = if cli.split_input_file && !bitcode_input {
+    let chunks: Vec<(Cow<str>, usize)> = if cli.split_input_file && !bitcode_input {
         split::split(src)
             .into_iter()
-            .map(|c| Cow::Owned(c.into_padded()))
+            .map(|c| (Cow::Borrowed(c.text), c.first_line))
             .collect()
     } else {
-        vec![Cow::Borrowed(src)]
+        vec![(Cow::Borrowed(src), 0)]
     };
     // The last verification overlaps the printing when one module goes to a file.
-    let late = chunks.len() == 1 && matches!(cli.output.as_deref(), Some(p) if p != "-");
+    // Not so for a device or a FIFO (`-o /dev/null`), which cannot take bytes back.
+    let late = chunks.len() == 1
+        && matches!(cli.output.as_deref(), Some(p) if p != "-"
+            && output::Target::of(std::path::Path::new(p)).is_ok_and(|t| t.is_withdrawable()));
+    let several = chunks.len() > 1;
     let results: Vec<ChunkResult> = chunks
         .into_iter()
-        .map(|c| process_chunk(c, bitcode, &cli, &verify, late))
+        .map(|c| {
+            let mut r = process_chunk(c, bitcode, &cli, &verify, late);
+            // Several chunks are joined as text: print each now, so its module is freed.
+            if several && let Some(o) = r.output.take() {
+                r.output = Some(Rendered::Bytes(o.into_bytes()));
+            }
+            r
+        })
         .collect();
 
     let name = cli.input_name();
@@ -539,18 +632,18 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
     let ok = if cli.verify_diagnostics {
         let mut all_matched = true;
         for r in &results {
-            let mismatches = match expect::parse_expectations(&r.padded) {
-                Ok(mut exp) => expect::check(&r.padded, &mut exp, &r.diags),
+            let mismatches = match expect::parse_expectations(&r.text) {
+                Ok(mut exp) => expect::check(&r.text, &mut exp, &r.diags),
                 Err(bad) => bad,
             };
             all_matched &= mismatches.is_empty();
-            err.push_str(&render(name, &r.padded, &mismatches));
+            err.push_str(&render_at(name, &r.text, r.first_line, &mismatches));
         }
         all_matched
     } else {
         for r in &results {
             err.push_str(&r.log);
-            err.push_str(&render(name, &r.padded, &r.diags));
+            err.push_str(&render_at(name, &r.text, r.first_line, &r.diags));
         }
         results.iter().all(|r| r.output.is_some())
     };
@@ -565,7 +658,7 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         .into_iter()
         .map(|r| {
             if let Some(c) = r.late_check {
-                late_check = Some((c, r.padded));
+                late_check = Some((c, r.text));
             }
             r.output.unwrap_or_default()
         })
@@ -597,6 +690,7 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
                     None => text.write_to(w),
                 });
             if let Some((_, source)) = &late_check {
+                cap_errors(&mut late_diags, cli.error_limit);
                 outcome.err.push_str(&render(name, source, &late_diags));
             }
             match written {

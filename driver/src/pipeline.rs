@@ -192,7 +192,12 @@ pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<
     let flags = print_flags(cli);
     if let Some(dir) = &flags.dump_dir {
         std::fs::create_dir_all(dir)
-            .and_then(|()| std::fs::write(dir.join("000-input.xir"), print_upstream(module)))
+            .and_then(|()| {
+                crate::output::write_atomically(
+                    &dir.join("000-input.xir"),
+                    print_upstream(module).as_bytes(),
+                )
+            })
             .map_err(|e| {
                 PipelineError::Usage(format!(
                     "--dump-dir: cannot write to '{}': {e}",
@@ -294,7 +299,8 @@ fn write_reproducer(
         f.path,
         print_upstream(&input)
     );
-    std::fs::write(path, text).map_err(|e| format!("cannot write '{path}': {e}"))
+    crate::output::write_atomically(std::path::Path::new(path), text.as_bytes())
+        .map_err(|e| format!("cannot write '{path}': {}", xir_sysio::stdio::cause(&e)))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use xir_driver::cli::Cli;
 use xir_driver::pipeline::{EXIT_INVALID_IR, PipelineError, run_pipeline};
-use xir_ir::builder::Cursor;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::{Function, FunctionKind, Metadata, Module};
 
 fn module() -> Module {
@@ -187,6 +187,10 @@ fn exit_statuses_tell_failures_apart() {
     );
     let (_, _, r) = run(&["--passes=test-lie-about-change"]);
     assert_eq!(failed(r).1, EXIT_INVALID_IR);
+    let (_, _, r) = run(&["--passes=test-lie-about-cfg"]);
+    let (msg, code) = failed(r);
+    assert_eq!(code, EXIT_INVALID_IR);
+    assert!(msg.contains("reported an instruction-only change but changed the control-flow graph"));
     let (_, _, r) = run(&["--passes=test-break-verifier", "--verify-each=false"]);
     assert!(r.is_ok());
     let (_, _, r) = run(&["--passes=fixed-point fp(max=4){test-toggle-a,test-toggle-b}"]);

@@ -103,12 +103,25 @@ impl Diagnostic {
 /// Renders diagnostics for one source file in the plain `file:line:col: error: …` style
 /// (no colours), each followed by its snippet, labels, notes and help.
 pub fn render(file_name: &str, source: &str, diags: &[Diagnostic]) -> String {
+    render_at(file_name, source, 0, diags)
+}
+
+/// [`render`] for a piece of a file that starts on 0-based line `first_line` of it (a
+/// `--split-input-file` chunk): locations and snippet line numbers are the file's.
+///
+/// Linear in the source and the diagnostics: the line starts are indexed once, and
+/// each location is found by binary search.
+pub fn render_at(file_name: &str, source: &str, first_line: usize, diags: &[Diagnostic]) -> String {
     // Indexing the lines of a large source costs tens of milliseconds: only with something
     // to show.
     if diags.is_empty() {
         return String::new();
     }
-    let file = SimpleFile::new(file_name, source);
+    let file = OffsetFile {
+        file: SimpleFile::new(file_name, source),
+        first_line,
+    };
+    let lines = LineIndex::new(source);
     let config = Config {
         display_style: term::DisplayStyle::Rich,
         ..Config::default()
@@ -123,8 +136,8 @@ pub fn render(file_name: &str, source: &str, diags: &[Diagnostic]) -> String {
         // Line the headline up with compilers: `file:line:col: error: message`.
         let loc = match d.span {
             Some(s) => {
-                let (l, c) = line_col(source, s.start as usize);
-                format!("{file_name}:{l}:{c}: ")
+                let (l, c) = lines.line_col(s.start as usize);
+                format!("{file_name}:{}:{c}: ", l + first_line)
             }
             None => format!("{file_name}: "),
         };
@@ -167,6 +180,76 @@ pub fn render(file_name: &str, source: &str, diags: &[Diagnostic]) -> String {
     out
 }
 
+/// A [`SimpleFile`] whose line numbers start after `first_line` lines.
+struct OffsetFile<'a> {
+    file: SimpleFile<&'a str, &'a str>,
+    first_line: usize,
+}
+
+impl<'a> codespan_reporting::files::Files<'a> for OffsetFile<'a> {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, id: ()) -> Result<&'a str, codespan_reporting::files::Error> {
+        codespan_reporting::files::Files::name(&self.file, id)
+    }
+    fn source(&'a self, id: ()) -> Result<&'a str, codespan_reporting::files::Error> {
+        codespan_reporting::files::Files::source(&self.file, id)
+    }
+    fn line_index(
+        &'a self,
+        id: (),
+        byte_index: usize,
+    ) -> Result<usize, codespan_reporting::files::Error> {
+        codespan_reporting::files::Files::line_index(&self.file, id, byte_index)
+    }
+    fn line_number(
+        &'a self,
+        _: (),
+        line_index: usize,
+    ) -> Result<usize, codespan_reporting::files::Error> {
+        Ok(line_index + 1 + self.first_line)
+    }
+    fn line_range(
+        &'a self,
+        id: (),
+        line_index: usize,
+    ) -> Result<std::ops::Range<usize>, codespan_reporting::files::Error> {
+        codespan_reporting::files::Files::line_range(&self.file, id, line_index)
+    }
+}
+
+/// The start of every line of a text: line and column of an offset in O(log lines + the
+/// column), where [`line_col`] scans the text before the offset.
+pub struct LineIndex<'a> {
+    source: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Indexes `source` (one pass).
+    pub fn new(source: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            source
+                .bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex { source, starts }
+    }
+
+    /// 1-based line and column (in characters) of byte offset `pos`, as [`line_col`].
+    pub fn line_col(&self, pos: usize) -> (usize, usize) {
+        let pos = floor_char_boundary(self.source, pos.min(self.source.len()));
+        let line = self.starts.partition_point(|&s| s <= pos);
+        let start = self.starts[line - 1];
+        (line, self.source[start..pos].chars().count() + 1)
+    }
+}
+
 /// 1-based line and column (in characters) of byte offset `pos`.
 pub fn line_col(source: &str, pos: usize) -> (usize, usize) {
     let pos = pos.min(source.len());
@@ -201,5 +284,26 @@ mod tests {
         );
         assert!(out.contains("^^ here"), "{out}");
         assert!(out.contains("help: write hex"), "{out}");
+    }
+
+    #[test]
+    fn line_index_agrees_with_line_col() {
+        let src = "ab\n\nçd\r\nx\n";
+        let idx = LineIndex::new(src);
+        for pos in 0..=src.len() + 2 {
+            assert_eq!(idx.line_col(pos), line_col(src, pos), "offset {pos}");
+        }
+    }
+
+    #[test]
+    fn a_chunk_renders_with_the_file_line_numbers() {
+        let src = "module;\nconst %0: u32 = zz;\n";
+        let d = Diagnostic::error("bad constant", Some(Span::new(24, 26)));
+        let out = render_at("t.xir", src, 40, &[d]);
+        assert!(
+            out.starts_with("t.xir:42:17: error: bad constant\n"),
+            "{out}"
+        );
+        assert!(out.contains("42 │ const"), "{out}");
     }
 }

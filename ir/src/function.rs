@@ -2,7 +2,7 @@
 //! passes use (append/insert/remove instructions, create/remove blocks, replace uses).
 
 use crate::entity::{PrimaryMap, SecondaryMap};
-use crate::inst::{InstData, InstId, InstKind};
+use crate::inst::{InstData, InstId};
 use crate::metadata::MetadataList;
 use crate::types::Type;
 use crate::value::{ArgId, BlockId, Value};
@@ -254,10 +254,11 @@ impl Function {
         self.insts[last].kind.is_terminator().then_some(last)
     }
 
-    /// Executable successors: operand blocks of `b`'s terminator, in operand order.
+    /// Executable successors: the successor blocks of `b`'s terminator (the
+    /// instruction table's successor slots), in operand order.
     pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
         match self.terminator(b) {
-            Some(t) => self.insts[t].operand_blocks().collect(),
+            Some(t) => self.insts[t].successors().collect(),
             None => Vec::new(),
         }
     }
@@ -277,9 +278,10 @@ impl Function {
             .sum()
     }
 
-    /// Replaces every operand equal to `old` by `new` in placed instructions, and phi
-    /// incoming blocks / side blocks too when both are blocks. Returns the number of
-    /// operand slots rewritten.
+    /// Replaces every operand equal to `old` by `new` in placed instructions (operand
+    /// slots only: phi incoming blocks and structured side blocks are left alone).
+    /// Returns the number of slots rewritten. Scans the whole function; a pass that
+    /// replaces many values uses [`crate::edit::Rewriter::replace_all_uses`] (O(uses)).
     pub fn replace_all_uses(&mut self, old: Value, new: Value) -> usize {
         let mut n = 0;
         let order = self.block_order.clone();
@@ -309,14 +311,5 @@ impl Function {
                 }
             }
         }
-    }
-
-    /// Whether the function contains structured control flow (If, Switch, Loop, …,
-    /// Break, Continue).
-    pub fn has_structured_control_flow(&self) -> bool {
-        self.placed_insts().any(|i| {
-            let k = &self.insts[i].kind;
-            k.tag().is_structured() || matches!(k, InstKind::Break | InstKind::Continue)
-        })
     }
 }

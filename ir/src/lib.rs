@@ -12,17 +12,20 @@
 //! operands upstream (merge blocks, loop body/update, phi incoming blocks, case labels,
 //! strings) live in [`InstKind`]. Every op spelling and arity comes from [`op`].
 //!
-//! Use-def information is computed on demand (see [`uses`]).
+//! Use-def information is computed on demand (see [`uses`]); [`edit`] holds the one
+//! builder ([`edit::InstBuilder`]) and the [`edit::Rewriter`], which keeps a use index
+//! valid while it edits.
 
 #![warn(missing_docs)]
 
 pub mod analysis;
-pub mod builder;
 pub mod constant;
 pub mod diag;
+pub mod edit;
 pub mod entity;
 pub mod function;
 pub mod inst;
+pub mod inst_table;
 pub mod interchange;
 pub mod metadata;
 pub mod module;
@@ -41,7 +44,7 @@ pub use entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use function::{ArgData, ArgKind, BlockData, Function, FunctionKind};
 pub use inst::{InstData, InstId, InstKind, InstTag};
 pub use metadata::{Metadata, MetadataKind, MetadataList};
-pub use module::{ConstData, Module, UndefData};
+pub use module::{ConstData, Globals, Module, UndefData};
 pub use structural_eq::structural_diff;
 pub use types::{ScalarKind, Type, TypeData, TypeStore};
 pub use value::{ArgId, BlockId, ConstId, FuncId, SpecialRegister, UndefId, Value};

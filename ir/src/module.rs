@@ -61,18 +61,7 @@ impl Module {
 
     /// Interns a constant by exact (type, bytes) equality.
     pub fn constant(&mut self, ty: Type, bytes: &[u8]) -> ConstId {
-        if let Some(&c) = self.const_lookup.get(&(ty, Box::from(bytes))) {
-            return c;
-        }
-        let b: Box<[u8]> = bytes.into();
-        let c = self.constants.push(ConstData {
-            ty,
-            bytes: b.clone(),
-            metadata: Vec::new(),
-            live: true,
-        });
-        self.const_lookup.insert((ty, b), c);
-        c
+        self.globals().constant(ty, bytes)
     }
 
     /// Adds a constant that is *not* shared (used by readers when two declared constants
@@ -110,16 +99,7 @@ impl Module {
 
     /// The undefined value of `ty` (created on first request).
     pub fn undef(&mut self, ty: Type) -> UndefId {
-        if let Some(&u) = self.undef_lookup.get(&ty) {
-            return u;
-        }
-        let u = self.undefs.push(UndefData {
-            ty,
-            metadata: Vec::new(),
-            live: true,
-        });
-        self.undef_lookup.insert(ty, u);
-        u
+        self.globals().undef(ty)
     }
 
     /// Live undefined values in list order.
@@ -129,10 +109,7 @@ impl Module {
 
     /// Registers `r` as used (creating its entry on first request) and returns it as a value.
     pub fn special(&mut self, r: SpecialRegister) -> Value {
-        if !self.special_registers.iter().any(|(x, _)| *x == r) {
-            self.special_registers.push((r, Vec::new()));
-        }
-        Value::Special(r)
+        self.globals().special(r)
     }
 
     /// The type of special register `r`.
@@ -166,6 +143,64 @@ impl Module {
                 t.find(&TypeData::Vector { elem: f, len: 3 })
             }
             SpecialRegisterType::Bool => t.find(&TypeData::Scalar(ScalarKind::Bool)),
+        }
+    }
+
+    /// Splits the module into function `f` and the module-level tables, so a pass can
+    /// edit one function while interning types, constants and undefined values:
+    ///
+    /// ```
+    /// # use xir_ir::{Module, Function, FunctionKind};
+    /// let mut m = Module::new();
+    /// let f = m.add_function(Function::new(FunctionKind::Callable, None));
+    /// let (func, mut globals) = m.split(f);
+    /// let u32_ty = globals.types.u32();
+    /// let one = globals.constant(u32_ty, &1u32.to_le_bytes());
+    /// func.ensure_body();
+    /// # let _ = one;
+    /// ```
+    pub fn split(&mut self, f: FuncId) -> (&mut Function, Globals<'_>) {
+        let Module {
+            types,
+            constants,
+            const_lookup,
+            undefs,
+            undef_lookup,
+            special_registers,
+            functions,
+            ..
+        } = self;
+        (
+            &mut functions[f],
+            Globals {
+                types,
+                constants,
+                const_lookup,
+                undefs,
+                undef_lookup,
+                special_registers,
+            },
+        )
+    }
+
+    /// The module-level tables alone (see [`Module::split`]).
+    pub fn globals(&mut self) -> Globals<'_> {
+        let Module {
+            types,
+            constants,
+            const_lookup,
+            undefs,
+            undef_lookup,
+            special_registers,
+            ..
+        } = self;
+        Globals {
+            types,
+            constants,
+            const_lookup,
+            undefs,
+            undef_lookup,
+            special_registers,
         }
     }
 
@@ -213,5 +248,59 @@ impl Module {
             .iter()
             .map(|f| self.functions[*f].inst_count())
             .sum()
+    }
+}
+
+/// The module-level tables borrowed next to one function ([`Module::split`]): types,
+/// constants, undefined values and special registers.
+pub struct Globals<'m> {
+    /// Interned types.
+    pub types: &'m mut TypeStore,
+    /// The constant arena (read; intern through [`Globals::constant`]).
+    pub constants: &'m mut PrimaryMap<ConstId, ConstData>,
+    const_lookup: &'m mut FxHashMap<(Type, Box<[u8]>), ConstId>,
+    /// The undefined-value arena (read; create through [`Globals::undef`]).
+    pub undefs: &'m mut PrimaryMap<UndefId, UndefData>,
+    undef_lookup: &'m mut FxHashMap<Type, UndefId>,
+    special_registers: &'m mut Vec<(SpecialRegister, MetadataList)>,
+}
+
+impl Globals<'_> {
+    /// Interns a constant by exact (type, bytes) equality.
+    pub fn constant(&mut self, ty: Type, bytes: &[u8]) -> ConstId {
+        if let Some(&c) = self.const_lookup.get(&(ty, Box::from(bytes))) {
+            return c;
+        }
+        let b: Box<[u8]> = bytes.into();
+        let c = self.constants.push(ConstData {
+            ty,
+            bytes: b.clone(),
+            metadata: Vec::new(),
+            live: true,
+        });
+        self.const_lookup.insert((ty, b), c);
+        c
+    }
+
+    /// The undefined value of `ty` (created on first request).
+    pub fn undef(&mut self, ty: Type) -> UndefId {
+        if let Some(&u) = self.undef_lookup.get(&ty) {
+            return u;
+        }
+        let u = self.undefs.push(UndefData {
+            ty,
+            metadata: Vec::new(),
+            live: true,
+        });
+        self.undef_lookup.insert(ty, u);
+        u
+    }
+
+    /// Registers `r` as used and returns it as a value.
+    pub fn special(&mut self, r: SpecialRegister) -> Value {
+        if !self.special_registers.iter().any(|(x, _)| *x == r) {
+            self.special_registers.push((r, Vec::new()));
+        }
+        Value::Special(r)
     }
 }

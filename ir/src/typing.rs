@@ -16,7 +16,7 @@
 //! kind the rule lookup folds away, leaving the same comparison the arm used to spell
 //! out (callgrind: `verify_module` +0.06 % instructions on a 100k-instruction module).
 
-use crate::inst::{InstData, InstKind};
+use crate::inst::{InstData, InstKind, TypingRule};
 use crate::types::Type;
 use crate::value::{FuncId, Value};
 
@@ -36,27 +36,27 @@ pub enum OperandType {
 }
 
 /// The typing rule for operand `k` of an instruction of kind `kind`, or `None` when its
-/// type does not follow from the instruction alone.
+/// type does not follow from the instruction alone: the kind's
+/// [`TypingRule`] column of the instruction table, applied to `k`.
 #[inline(always)]
 pub fn operand_type(kind: &InstKind, k: usize) -> Option<OperandType> {
-    match kind {
+    match kind.tag().typing() {
+        TypingRule::Free => None,
         // Every incoming value has the phi's type.
-        InstKind::Phi { .. } => Some(OperandType::Result),
+        TypingRule::AllResult => Some(OperandType::Result),
         // `store (lvalue, value)`: the value has the lvalue's pointee type.
-        InstKind::Store if k == 0 => Some(OperandType::SameAs(1)),
-        InstKind::Store if k == 1 => Some(OperandType::SameAs(0)),
-        InstKind::Return if k == 0 => Some(OperandType::FunctionReturn),
-        InstKind::If { .. }
-        | InstKind::ConditionalBranch
-        | InstKind::Assert { .. }
-        | InstKind::Assume { .. }
-            if k == 0 =>
-        {
-            Some(OperandType::Bool)
-        }
-        InstKind::Call if k >= 1 => Some(OperandType::CalleeParam(k - 1)),
-        InstKind::Arithmetic(op) if op.operand_has_result_type(k) => Some(OperandType::Result),
-        _ => None,
+        TypingRule::StorePair => match k {
+            0 => Some(OperandType::SameAs(1)),
+            1 => Some(OperandType::SameAs(0)),
+            _ => None,
+        },
+        TypingRule::ReturnValue => (k == 0).then_some(OperandType::FunctionReturn),
+        TypingRule::BoolCondition => (k == 0).then_some(OperandType::Bool),
+        TypingRule::CalleeParams => k.checked_sub(1).map(OperandType::CalleeParam),
+        TypingRule::ArithSignature => match kind {
+            InstKind::Arithmetic(op) if op.operand_has_result_type(k) => Some(OperandType::Result),
+            _ => None,
+        },
     }
 }
 

@@ -46,15 +46,21 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 
 #[test]
 fn ten_thousand_deep_nested_form() {
-    let (len, head, tail, lines) = on_small_stack(|| {
+    let (len, head, tail, lines, widest) = on_small_stack(|| {
         let m = deep_module();
         let s = print_module(&m, &PrintOptions::default());
         let lines = s.lines().count();
+        let widest = s
+            .lines()
+            .map(|l| l.len() - l.trim_start_matches(' ').len())
+            .max()
+            .unwrap_or(0);
         (
             s.len(),
             s[..200].to_string(),
             s[s.len() - 60..].to_string(),
             lines,
+            widest,
         )
     });
     assert!(
@@ -68,7 +74,10 @@ fn ten_thousand_deep_nested_form() {
         tail.ends_with("        }, merge null;\n    }, merge null;\n};\n\n"),
         "{tail}"
     );
-    assert!(len > 4 * DEPTH * DEPTH);
+    // Indentation stops at MAX_INDENT_DEPTH levels: the text grows with the number of
+    // lines, not lines × depth (unbounded, this module printed 400 MB).
+    assert_eq!(widest, 4 * xir_ir::text::print::MAX_INDENT_DEPTH);
+    assert!(len < 200 * lines, "{len} bytes for {lines} lines");
 }
 
 #[test]

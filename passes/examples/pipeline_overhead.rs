@@ -89,7 +89,7 @@ fn measured_direct(m: &mut Module) -> bool {
     for _ in 0..CLEANUP_MAX {
         let mut changed = false;
         for p in CLEANUP {
-            changed |= p.run(m, &mut cx).expect("pass runs").changed;
+            changed |= p.run(m, &mut cx).expect("pass runs").changed.any();
         }
         if !changed {
             return true;

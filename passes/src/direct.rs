@@ -4,8 +4,10 @@
 //!
 //! [`run_direct`] calls each pass's implementation in sequence through static dispatch
 //! with one shared [`PassContext`]. Analyses stay correct because every per-function pass
-//! invalidates the functions it changed (see [`PerFunction`]). Nothing else happens
-//! between passes: no verification, no timing, no records.
+//! invalidates what it changed in each function (see
+//! [`PerFunction`](crate::pass::PerFunction)). Nothing else happens between passes: no
+//! verification, no timing, no records. [`DirectPass`] has one variant per registered
+//! pass; it is generated from the registry's list (`transform/mod.rs`).
 //!
 //! ```
 //! use xir_passes::direct::{DirectPass, run_direct};
@@ -14,75 +16,9 @@
 //! assert_eq!(runs.len(), 2);
 //! ```
 
-use crate::pass::{Pass, PassContext, PassError, PassRun, PerFunction};
-use crate::transform::audit_reg2mem_spills::AuditReg2MemSpills;
-use crate::transform::const_fold::ConstFold;
-use crate::transform::dce::Dce;
-use crate::transform::mem2reg::Mem2Reg;
-use crate::transform::phi_cleanup::PhiCleanup;
-use crate::transform::reg2mem::Reg2Mem;
-use crate::transform::simplify_cfg::SimplifyCfg;
+use crate::pass::{PassContext, PassError, PassRun};
+pub use crate::transform::DirectPass;
 use xir_ir::Module;
-
-/// A pass that [`run_direct`] can run, with its default options.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum DirectPass {
-    /// `dce`.
-    Dce,
-    /// `const-fold`.
-    ConstFold,
-    /// `mem2reg`.
-    Mem2Reg,
-    /// `reg2mem`.
-    Reg2Mem,
-    /// `audit-reg2mem-spills` (fatal).
-    AuditReg2MemSpills,
-    /// `phi-cleanup`.
-    PhiCleanup,
-    /// `simplify-cfg`.
-    SimplifyCfg,
-}
-
-impl DirectPass {
-    /// Every direct pass.
-    pub const ALL: [DirectPass; 7] = [
-        Self::Dce,
-        Self::ConstFold,
-        Self::Mem2Reg,
-        Self::Reg2Mem,
-        Self::AuditReg2MemSpills,
-        Self::PhiCleanup,
-        Self::SimplifyCfg,
-    ];
-    /// The registry name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Dce => "dce",
-            Self::ConstFold => "const-fold",
-            Self::Mem2Reg => "mem2reg",
-            Self::Reg2Mem => "reg2mem",
-            Self::AuditReg2MemSpills => "audit-reg2mem-spills",
-            Self::PhiCleanup => "phi-cleanup",
-            Self::SimplifyCfg => "simplify-cfg",
-        }
-    }
-    /// Looks a pass up by its registry name.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.name() == name)
-    }
-    /// Runs this pass once.
-    pub fn run(self, module: &mut Module, cx: &mut PassContext) -> Result<PassRun, PassError> {
-        match self {
-            Self::Dce => PerFunction(Dce).run(module, cx),
-            Self::ConstFold => PerFunction(ConstFold).run(module, cx),
-            Self::Mem2Reg => PerFunction(Mem2Reg).run(module, cx),
-            Self::Reg2Mem => PerFunction(Reg2Mem).run(module, cx),
-            Self::AuditReg2MemSpills => AuditReg2MemSpills::default().run(module, cx),
-            Self::PhiCleanup => PerFunction(PhiCleanup).run(module, cx),
-            Self::SimplifyCfg => PerFunction(SimplifyCfg).run(module, cx),
-        }
-    }
-}
 
 /// Parses a comma-separated list of pass names (`"mem2reg,dce"`).
 pub fn parse_list(list: &str) -> Result<Vec<DirectPass>, String> {

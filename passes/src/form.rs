@@ -1,20 +1,21 @@
-//! Control-flow form checks: the precondition a pass declares through
-//! [`FormRequirement`], checked by the pipeline before
-//! the pass runs. A violated precondition turns the invocation into a refusal.
+//! Form preconditions: what a pass declares through [`FormRequirement`], checked by the
+//! pipeline before the pass runs; a violated precondition turns the invocation into a
+//! refusal. The forms themselves are defined once, in [`xir_ir::analysis::form`]; this
+//! file only turns a module scan into the refusal's words.
 
 use crate::registry::FormRequirement;
-use xir_ir::function::Function;
+use xir_ir::analysis::form::{self, Form, ViolationKind};
 use xir_ir::metadata::find_name;
-use xir_ir::{BlockId, FuncId, InstKind, Module};
+use xir_ir::{FuncId, Module};
 
-/// What the module's functions contain, computed in one scan.
+/// The first function breaking each form, computed in one scan (with the offending
+/// instruction's keyword). The forms are [`xir_ir::analysis::form`]'s.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FormSummary {
-    /// First function with structured control flow (and the construct's keyword).
+    /// First function that is not plain CFG (and the construct's keyword).
     pub first_structured: Option<(FuncId, &'static str)>,
-    /// First function with unstructured branching (`indexed_branch`, or a `cond_br`
-    /// outside a loop's prepare block).
-    pub first_unstructured: Option<(FuncId, &'static str)>,
+    /// First function that is not in structured form (and the branch's keyword).
+    pub first_unstructured: Option<(FuncId, &'static str, ViolationKind)>,
 }
 
 impl FormSummary {
@@ -27,14 +28,14 @@ impl FormSummary {
                 continue;
             }
             if s.first_structured.is_none()
-                && let Some(k) = structured_construct(func)
+                && let Some(v) = form::first_violation(func, Form::Plain)
             {
-                s.first_structured = Some((f, k));
+                s.first_structured = Some((f, v.keyword()));
             }
             if s.first_unstructured.is_none()
-                && let Some(k) = unstructured_branch(func)
+                && let Some(v) = form::first_violation(func, Form::Structured)
             {
-                s.first_unstructured = Some((f, k));
+                s.first_unstructured = Some((f, v.keyword(), v.kind));
             }
             if s.first_structured.is_some() && s.first_unstructured.is_some() {
                 break;
@@ -56,7 +57,11 @@ impl FormSummary {
             },
             FormRequirement::Structured => match self.first_unstructured {
                 None => Ok(()),
-                Some((f, k)) => Err(format!(
+                Some((f, k, ViolationKind::BadLoopPrepare)) => Err(format!(
+                    "requires structured control flow, but {} has a loop prepare block ending in {k} that is not `br body` or `cond_br c, body, merge`",
+                    describe_function(m, f)
+                )),
+                Some((f, k, _)) => Err(format!(
                     "requires structured control flow, but {} contains an unstructured branch ({k})",
                     describe_function(m, f)
                 )),
@@ -74,40 +79,12 @@ pub fn describe_function(m: &Module, f: FuncId) -> String {
     }
 }
 
-fn structured_construct(func: &Function) -> Option<&'static str> {
-    func.placed_insts().find_map(|i| {
-        let k = &func.inst(i).kind;
-        (k.tag().is_structured() || matches!(k, InstKind::Break | InstKind::Continue))
-            .then(|| k.tag().text_keyword())
-    })
-}
-
-fn unstructured_branch(func: &Function) -> Option<&'static str> {
-    let prepares: Vec<BlockId> = func
-        .placed_insts()
-        .filter_map(|i| {
-            let d = func.inst(i);
-            match d.kind {
-                InstKind::Loop { .. } => d.operands.first().and_then(|v| v.as_block()),
-                _ => None,
-            }
-        })
-        .collect();
-    func.block_order.iter().find_map(|&b| {
-        let t = func.terminator(b)?;
-        match func.inst(t).kind {
-            InstKind::IndexedBranch { .. } => Some("indexed_branch"),
-            InstKind::ConditionalBranch if !prepares.contains(&b) => Some("cond_br"),
-            _ => None,
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xir_ir::builder::Cursor;
-    use xir_ir::{FunctionKind, Value};
+    use xir_ir::edit::{Cursor, InstBuilder};
+    use xir_ir::function::Function;
+    use xir_ir::{FunctionKind, InstKind, Value};
 
     fn module_with(plain: bool) -> Module {
         let mut m = Module::new();

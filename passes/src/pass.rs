@@ -1,15 +1,45 @@
 //! The pass API: what a pass is, what it returns, and the context it runs in.
 //!
 //! A pass runs on a whole module ([`Pass::run`]); per-function passes implement
-//! [`FunctionPass`] and are adapted by [`PerFunction`]. Every run returns a [`PassRun`]:
-//! whether the IR changed (upstream's per-entry "changed" predicate), an ordered
-//! [`PassReport`] of named counters (upstream's `PassReport`, with the same key set as
-//! upstream publishes), and an optional refusal. A refusal means the pass declined to
+//! [`FunctionPass`] and are adapted by [`PerFunction`]. Passes are declared with
+//! [`declare_pass!`](crate::declare_pass) (see `docs/adding-a-pass.md`). Every run returns
+//! a [`PassRun`]: what the IR change was ([`Changed`], upstream's per-entry "changed"
+//! predicate refined so that control-flow analyses survive instruction-only edits), an
+//! ordered [`PassReport`] of named counters (upstream's `PassReport`, with the same key
+//! set as upstream publishes), and an optional refusal. A refusal means the pass declined to
 //! run because its preconditions do not hold: it must leave the module byte-identical,
 //! and the pipeline reports it as a warning (or aborts, if the entry is marked so).
 
 use crate::analysis::AnalysisCache;
+use crate::declare::{Counters, PassDecl};
 use xir_ir::{FuncId, Module};
+
+/// What a pass changed, from least to most: the executor and [`PerFunction`] drop the
+/// analyses a change of this size invalidates (see
+/// [`Analysis::INVALIDATED_BY`](crate::analysis::Analysis::INVALIDATED_BY)).
+///
+/// Under `--verify-each` the executor holds a pass to its claim: `Nothing` must leave the
+/// module's fingerprint alone, and `Instructions` its control-flow fingerprint (blocks,
+/// their order, the body, terminator kinds and successor edges).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Changed {
+    /// The module is untouched.
+    #[default]
+    Nothing,
+    /// Instructions, operands, metadata, constants or functions changed, but no block was
+    /// added, removed or reordered and no terminator's kind or successor edges changed:
+    /// the CFG, dominator tree and dominance frontiers are still valid.
+    Instructions,
+    /// Blocks or edges changed: every analysis of the function is invalid.
+    ControlFlow,
+}
+
+impl Changed {
+    /// Whether anything changed (upstream's boolean "changed").
+    pub fn any(self) -> bool {
+        self != Changed::Nothing
+    }
+}
 
 /// Ordered `(key, value)` counters, as upstream's `PassReport`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -74,8 +104,8 @@ impl PassReport {
 /// The outcome of one pass invocation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PassRun {
-    /// Whether the IR changed (the entry's "changed" predicate).
-    pub changed: bool,
+    /// What changed (the entry's "changed" predicate is [`Changed::any`]).
+    pub changed: Changed,
     /// Counters.
     pub report: PassReport,
     /// `Some(reason)` when the pass declined to run; the module must be unchanged.
@@ -84,7 +114,7 @@ pub struct PassRun {
 
 impl PassRun {
     /// A run that changed `changed` with `report`.
-    pub fn new(changed: bool, report: PassReport) -> Self {
+    pub fn new(changed: Changed, report: PassReport) -> Self {
         Self {
             changed,
             report,
@@ -94,7 +124,7 @@ impl PassRun {
     /// A refusal (module untouched) with its counters.
     pub fn refused(reason: impl Into<String>, report: PassReport) -> Self {
         Self {
-            changed: false,
+            changed: Changed::Nothing,
             report,
             refusal: Some(reason.into()),
         }
@@ -139,44 +169,39 @@ pub trait Pass {
     fn run(&self, module: &mut Module, cx: &mut PassContext) -> Result<PassRun, PassError>;
 }
 
-/// A transformation over one function at a time.
-pub trait FunctionPass {
-    /// Runs on function `f`, adding to `report`; returns whether it changed anything.
+/// A transformation over one function at a time, declared with
+/// [`declare_pass!`](crate::declare_pass) (which supplies its counters, report keys and
+/// registry entry).
+pub trait FunctionPass: PassDecl {
+    /// Runs on function `f`, counting what it did in `counters` (fresh for every
+    /// function). What changed is derived from the counters
+    /// ([`Counters::changed`]); there is no separate result to keep in sync.
     fn run_on_function(
         &self,
         module: &mut Module,
         f: FuncId,
         cx: &mut PassContext,
-        report: &mut PassReport,
-    ) -> Result<bool, PassError>;
-    /// The report keys this pass publishes (all are present, zero-valued, in every run).
-    fn report_keys(&self) -> &'static [&'static str];
-    /// Upstream's "changed" predicate over the summed report (default: the adapter's
-    /// OR of per-function results).
-    fn changed_from_report(&self, _report: &PassReport) -> Option<bool> {
-        None
-    }
+        counters: &mut Self::Counters,
+    ) -> Result<(), PassError>;
 }
 
 /// Adapts a [`FunctionPass`] to [`Pass`]: runs it on every function with a body, in
-/// module order, and invalidates that function's analyses after it changes.
+/// module order, and drops the analyses of each function that its change invalidates.
 pub struct PerFunction<P>(pub P);
 
 impl<P: FunctionPass> Pass for PerFunction<P> {
     fn run(&self, module: &mut Module, cx: &mut PassContext) -> Result<PassRun, PassError> {
-        let mut report = PassReport::with_keys(self.0.report_keys());
-        let mut changed = false;
+        let mut total = P::Counters::default();
         let funcs = module.func_order.clone();
         for f in funcs {
             if module.func(f).body.is_none() {
                 continue;
             }
-            if self.0.run_on_function(module, f, cx, &mut report)? {
-                changed = true;
-                cx.analyses.invalidate_function(f);
-            }
+            let mut counters = P::Counters::default();
+            self.0.run_on_function(module, f, cx, &mut counters)?;
+            cx.analyses.invalidate_function_for(f, counters.changed());
+            total.merge(&counters);
         }
-        let changed = self.0.changed_from_report(&report).unwrap_or(changed);
-        Ok(PassRun::new(changed, report))
+        Ok(PassRun::new(total.changed(), total.report()))
     }
 }

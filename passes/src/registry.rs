@@ -1,5 +1,9 @@
 //! The pass registry: every pass by its upstream kebab-case name, with a one-line summary,
 //! its options, its control-flow-form precondition and the report keys it publishes.
+//!
+//! The passes themselves are listed once, in `transform/mod.rs` (and the test-only ones
+//! in `test_passes.rs`); each entry's [`PassInfo`] comes from the pass's
+//! [`declare_pass!`](crate::declare_pass).
 
 use crate::pass::Pass;
 
@@ -204,7 +208,7 @@ impl Registry {
             .passes
             .iter()
             .map(|p| p.name)
-            .chain(crate::catalogue::UPSTREAM_PASSES.iter().map(|p| p.0));
+            .chain(crate::catalogue::upstream_names());
         closest(name, candidates, 3)
     }
 
@@ -271,9 +275,7 @@ impl Registry {
 
     /// Catalogued upstream passes that are not available here, sorted.
     pub fn unimplemented(&self) -> Vec<&'static str> {
-        let mut v: Vec<&'static str> = crate::catalogue::UPSTREAM_PASSES
-            .iter()
-            .map(|p| p.0)
+        let mut v: Vec<&'static str> = crate::catalogue::upstream_names()
             .filter(|n| self.get(n).is_none())
             .collect();
         v.sort_unstable();

@@ -4,24 +4,34 @@
 //! refusals, panics, verifier breaks and honesty checks. Each one really does what its
 //! summary says — the mutating ones edit module metadata (a comment), which the printer
 //! shows, so corpus tests can observe them.
+//!
+//! The declared ones live one per file under `test_passes/`: `strip-names` is the worked
+//! example of `docs/adding-a-pass.md`, `lie-about-cfg` proves the control-flow honesty
+//! check.
 
-use crate::pass::{Pass, PassContext, PassError, PassReport, PassRun};
+use crate::pass::{Changed, Pass, PassContext, PassError, PassReport, PassRun};
 use crate::registry::{FormRequirement, PassInfo, PassOptionInfo, PassOptions};
 use xir_ir::{Metadata, Module};
 
-/// Every test-only pass, sorted by name.
-pub static TEST_PASSES: &[&PassInfo] = &[
-    &ALWAYS_CHANGE,
-    &BREAK_VERIFIER,
-    &CHANGE_N,
-    &LIE_ABOUT_CHANGE,
-    &NEVER_CHANGE,
-    &PANIC,
-    &REFUSE,
-    &REQUIRE_PLAIN,
-    &TOGGLE_A,
-    &TOGGLE_B,
-];
+crate::pass_registry! {
+    /// Every test-only pass: one file each under `test_passes/` (declared with
+    /// [`declare_pass!`](crate::declare_pass)), then the behaviour-table ones of this file.
+    static TEST_PASSES (test_only: true) = [
+        lie_about_cfg::LieAboutCfg,
+        strip_names::StripNames,
+    ] + [
+        ALWAYS_CHANGE,
+        BREAK_VERIFIER,
+        CHANGE_N,
+        LIE_ABOUT_CHANGE,
+        NEVER_CHANGE,
+        PANIC,
+        REFUSE,
+        REQUIRE_PLAIN,
+        TOGGLE_A,
+        TOGGLE_B,
+    ];
+}
 
 /// What one test pass does.
 #[derive(Clone, Debug)]
@@ -99,11 +109,11 @@ impl Pass for TestPass {
                 let n = counter(m, ALWAYS_CHANGE_TAG) + 1;
                 set_counter(m, ALWAYS_CHANGE_TAG, n);
                 report.set("bumped_count", 1);
-                true
+                Changed::Instructions
             }
             Behaviour::NeverChange => {
                 report.set("visited_function_count", m.func_order.len() as u64);
-                false
+                Changed::Nothing
             }
             Behaviour::BreakVerifier => {
                 if !remove_first_terminator(m) {
@@ -113,12 +123,12 @@ impl Pass for TestPass {
                     ));
                 }
                 report.set("removed_terminator_count", 1);
-                true
+                Changed::ControlFlow
             }
             Behaviour::LieAboutChange => {
                 toggle_comment(m, LIE_TAG);
                 report.set("hidden_change_count", 1);
-                false
+                Changed::Nothing
             }
             Behaviour::Refuse(reason) => return Ok(PassRun::refused(reason.clone(), report)),
             Behaviour::Panic => panic!("test-panic: deliberate panic inside a pass"),
@@ -129,7 +139,11 @@ impl Pass for TestPass {
                     toggle_comment(m, TOGGLE_TAG);
                 }
                 report.set("toggled_count", u64::from(changed));
-                changed
+                if changed {
+                    Changed::Instructions
+                } else {
+                    Changed::Nothing
+                }
             }
             Behaviour::ChangeN(times) => {
                 let n = counter(m, CHANGE_N_TAG);
@@ -138,7 +152,11 @@ impl Pass for TestPass {
                     set_counter(m, CHANGE_N_TAG, n + 1);
                 }
                 report.set("bumped_count", u64::from(changed));
-                changed
+                if changed {
+                    Changed::Instructions
+                } else {
+                    Changed::Nothing
+                }
             }
         };
         Ok(PassRun::new(changed, report))
@@ -282,8 +300,8 @@ mod tests {
     #[test]
     fn always_change_really_changes() {
         let mut m = Module::new();
-        assert!(run("test-always-change", &mut m).changed);
-        assert!(run("test-always-change", &mut m).changed);
+        assert!(run("test-always-change", &mut m).changed.any());
+        assert!(run("test-always-change", &mut m).changed.any());
         assert_eq!(
             m.metadata,
             vec![Metadata::Comment("test-always-change: 2".into())]
@@ -293,9 +311,9 @@ mod tests {
     #[test]
     fn toggles_undo_each_other() {
         let mut m = Module::new();
-        assert!(run("test-toggle-a", &mut m).changed);
-        assert!(!run("test-toggle-a", &mut m).changed);
-        assert!(run("test-toggle-b", &mut m).changed);
+        assert!(run("test-toggle-a", &mut m).changed.any());
+        assert!(!run("test-toggle-a", &mut m).changed.any());
+        assert!(run("test-toggle-b", &mut m).changed.any());
         assert!(m.metadata.is_empty());
     }
 
@@ -303,7 +321,7 @@ mod tests {
     fn lie_mutates_but_reports_nothing() {
         let mut m = Module::new();
         let r = run("test-lie-about-change", &mut m);
-        assert!(!r.changed);
+        assert!(!r.changed.any());
         assert_eq!(m.metadata.len(), 1);
     }
 
@@ -312,15 +330,16 @@ mod tests {
         let mut m = Module::new();
         let r = run("test-refuse", &mut m);
         assert_eq!(r.refusal.as_deref(), Some("test-refuse always declines"));
-        assert!(!run("test-never-change", &mut m).changed);
+        assert!(!run("test-never-change", &mut m).changed.any());
         assert!(m.metadata.is_empty());
     }
 
     #[test]
-    fn sorted_and_test_only() {
-        for w in TEST_PASSES.windows(2) {
-            assert!(w[0].name < w[1].name);
-        }
+    fn unique_and_test_only() {
+        let mut names: Vec<&str> = TEST_PASSES.iter().map(|p| p.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TEST_PASSES.len());
         assert!(
             TEST_PASSES
                 .iter()

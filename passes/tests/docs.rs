@@ -19,3 +19,19 @@ fn passes_md_is_up_to_date() {
          (or `xir-opt --list-passes=markdown --enable-test-passes > docs/passes.md`)"
     );
 }
+
+/// The worked example in `docs/adding-a-pass.md` is the real `test-strip-names` pass:
+/// its first code block must appear verbatim in the pass file.
+#[test]
+fn adding_a_pass_shows_the_real_example() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("../docs/adding-a-pass.md")).unwrap();
+    let source = std::fs::read_to_string(root.join("src/test_passes/strip_names.rs")).unwrap();
+    let start = doc.find("```rust\n").expect("a rust block") + "```rust\n".len();
+    let block = &doc[start..start + doc[start..].find("```\n").expect("closed")];
+    assert!(block.lines().count() > 30, "the block is the pass");
+    assert!(
+        source.contains(block),
+        "docs/adding-a-pass.md's example differs from passes/src/test_passes/strip_names.rs"
+    );
+}

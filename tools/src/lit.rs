@@ -90,8 +90,13 @@ impl LitOracle {
     /// An oracle for `test`; reads it and records the arguments of its `xir-opt`
     /// command with a pipeline.
     pub fn new(runner: Arc<dyn OptRunner>, test: &Path) -> Result<LitOracle, String> {
-        let original =
-            std::fs::read(test).map_err(|e| format!("cannot read '{}': {e}", test.display()))?;
+        let original = xir_sysio::limit::read_file(test).map_err(|e| {
+            format!(
+                "cannot read '{}': {}",
+                test.display(),
+                xir_sysio::stdio::cause(&e)
+            )
+        })?;
         let mut o = LitOracle {
             runner,
             test: std::path::absolute(test).unwrap_or_else(|_| test.to_path_buf()),

@@ -5,9 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A temporary directory removed (with its contents) when dropped.
+/// Registered with [`xir_sysio::cleanup`], so SIGINT and SIGTERM remove it too.
 #[derive(Debug)]
 pub struct TempDir {
     path: PathBuf,
+    _registered: xir_sysio::cleanup::Registration,
 }
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -17,11 +19,12 @@ impl TempDir {
     pub fn new(tag: &str) -> std::io::Result<TempDir> {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = std::env::temp_dir().join(format!("xir-tools-{}-{n}-{tag}", std::process::id()));
+        let _registered = xir_sysio::cleanup::register(&path, true);
         if path.exists() {
             std::fs::remove_dir_all(&path)?;
         }
         std::fs::create_dir_all(&path)?;
-        Ok(TempDir { path })
+        Ok(TempDir { path, _registered })
     }
     /// The directory.
     pub fn path(&self) -> &Path {

@@ -265,7 +265,7 @@ fn eval(v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builder::Cursor;
+    use crate::edit::{Cursor, InstBuilder};
     use crate::function::{Function, FunctionKind};
     use crate::value::Value;
 

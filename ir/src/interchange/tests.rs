@@ -100,7 +100,7 @@ fn samples_cover_every_tag() {
             }
         }
     }
-    for t in crate::inst::InstTag::ALL {
+    for &t in crate::inst::InstTag::ALL {
         assert!(
             seen.contains(&t),
             "no sample uses `{}`",

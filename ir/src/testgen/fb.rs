@@ -3,6 +3,7 @@
 
 use super::control::Construct;
 use super::{Env, Rng, recipes};
+use crate::edit::{Cursor, InstBuilder};
 use crate::function::{ArgKind, Function};
 use crate::inst::{InstData, InstId, InstKind};
 use crate::metadata::{CurveBasis, CurveBasisSet, Metadata, MetadataKind, SpillKind, StridedMma};
@@ -147,7 +148,7 @@ impl<'g> Fb<'g> {
             ]);
             d.metadata.push(metadata_of(k, self.rng));
         }
-        self.f.append_inst(self.cur, d)
+        Cursor::at_end(&mut self.f, self.cur).insert(d)
     }
 
     /// Appends a value-producing instruction and pools its result when it is data.

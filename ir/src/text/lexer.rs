@@ -13,6 +13,7 @@
 
 use super::packed_tok::{PackedTok, TokKind};
 use crate::diag::{Diagnostic, Span};
+use crate::inst::InstTag;
 use logos::Logos;
 use std::cell::Cell;
 
@@ -122,63 +123,25 @@ pub enum Tok<'s> {
     KwDefine,
     KwNull,
     // Instructions.
-    KwIf,
     KwThen,
     KwElse,
     KwMerge,
-    KwSwitch,
     KwCase,
     KwDefault,
-    KwIndexedBranch,
-    KwLoop,
     KwPrepare,
     KwBody,
     KwUpdate,
-    KwSimpleLoop,
-    KwOutline,
-    KwAutodiff,
     KwForward,
     KwEntry,
-    KwRayQueryLoop,
     KwDispatch,
-    KwRayQueryDispatch,
     KwExit,
     KwOnSurface,
     KwOnProcedural,
-    KwBr,
-    KwCondBr,
-    KwBreak,
-    KwContinue,
-    KwReturn,
-    KwUnreachable,
-    KwRasterDiscard,
-    KwCoroSuspend,
-    KwCoroResume,
-    KwCoroTerminate,
     KwExport,
+    /// An instruction keyword (the instruction table's [`InstTag::text_keyword`]).
+    Inst(InstTag),
     KwExtension,
-    KwPhi,
-    KwAlloca,
-    KwLoad,
-    KwStore,
-    KwGep,
-    KwAtomic,
-    KwArithmetic,
-    KwThreadGroup,
-    KwResourceQuery,
-    KwResourceRead,
-    KwResourceWrite,
-    KwRqRead,
-    KwRqWrite,
-    KwRqPipeline,
-    KwCall,
-    KwCast,
-    KwPrint,
-    KwClock,
-    KwDebugBreak,
     KwCallback,
-    KwAssert,
-    KwAssume,
 
     /// The raw (unquoted) text after `name =` in a metadata list, up to the next `,`,
     /// `]` or end of line (produced by [`TokenStream`], not by the DFA).
@@ -203,24 +166,21 @@ impl Tok<'_> {
     }
 }
 
-/// Keywords grouped by length (a word is looked up only among words of its length).
+/// Keywords other than the instruction keywords, grouped by length (a word is looked up
+/// only among words of its length).
 const KEYWORDS: [&[(&str, Tok<'static>)]; 24] = [
     &[],
     &[],
-    &[("if", Tok::KwIf), ("br", Tok::KwBr)],
-    &[("phi", Tok::KwPhi)],
+    &[],
+    &[],
     &[
         ("type", Tok::KwType),
         ("null", Tok::KwNull),
         ("then", Tok::KwThen),
         ("else", Tok::KwElse),
         ("case", Tok::KwCase),
-        ("loop", Tok::KwLoop),
         ("body", Tok::KwBody),
         ("exit", Tok::KwExit),
-        ("load", Tok::KwLoad),
-        ("call", Tok::KwCall),
-        ("cast", Tok::KwCast),
     ],
     &[
         ("align", Tok::KwAlign),
@@ -228,10 +188,6 @@ const KEYWORDS: [&[(&str, Tok<'static>)]; 24] = [
         ("undef", Tok::KwUndef),
         ("merge", Tok::KwMerge),
         ("entry", Tok::KwEntry),
-        ("break", Tok::KwBreak),
-        ("store", Tok::KwStore),
-        ("print", Tok::KwPrint),
-        ("clock", Tok::KwClock),
     ],
     &[
         ("module", Tok::KwModule),
@@ -239,76 +195,45 @@ const KEYWORDS: [&[(&str, Tok<'static>)]; 24] = [
         ("opaque", Tok::KwOpaque),
         ("kernel", Tok::KwKernel),
         ("define", Tok::KwDefine),
-        ("switch", Tok::KwSwitch),
         ("update", Tok::KwUpdate),
-        ("return", Tok::KwReturn),
         ("export", Tok::KwExport),
-        ("alloca", Tok::KwAlloca),
-        ("atomic", Tok::KwAtomic),
-        ("assert", Tok::KwAssert),
-        ("assume", Tok::KwAssume),
     ],
     &[
         ("default", Tok::KwDefault),
         ("prepare", Tok::KwPrepare),
-        ("outline", Tok::KwOutline),
         ("forward", Tok::KwForward),
-        ("cond_br", Tok::KwCondBr),
         ("special", Tok::KwSpecial),
     ],
     &[
         ("callable", Tok::KwCallable),
         ("external", Tok::KwExternal),
-        ("autodiff", Tok::KwAutodiff),
         ("dispatch", Tok::KwDispatch),
-        ("continue", Tok::KwContinue),
         ("callback", Tok::KwCallback),
     ],
     &[("extension", Tok::KwExtension)],
-    &[
-        ("block_size", Tok::KwBlockSize),
-        ("arithmetic", Tok::KwArithmetic),
-    ],
-    &[
-        ("simple_loop", Tok::KwSimpleLoop),
-        ("unreachable", Tok::KwUnreachable),
-        ("coro_resume", Tok::KwCoroResume),
-        ("debug_break", Tok::KwDebugBreak),
-    ],
-    &[
-        ("coro_suspend", Tok::KwCoroSuspend),
-        ("thread_group", Tok::KwThreadGroup),
-    ],
-    &[
-        ("raster_vertex", Tok::KwRasterVertex),
-        ("getelementptr", Tok::KwGep),
-        ("resource_read", Tok::KwResourceRead),
-    ],
-    &[
-        ("indexed_branch", Tok::KwIndexedBranch),
-        ("ray_query_loop", Tok::KwRayQueryLoop),
-        ("raster_discard", Tok::KwRasterDiscard),
-        ("coro_terminate", Tok::KwCoroTerminate),
-        ("resource_query", Tok::KwResourceQuery),
-        ("resource_write", Tok::KwResourceWrite),
-    ],
+    &[("block_size", Tok::KwBlockSize)],
+    &[],
+    &[],
+    &[("raster_vertex", Tok::KwRasterVertex)],
+    &[],
     &[("raster_fragment", Tok::KwRasterFragment)],
     &[],
     &[],
-    &[
-        ("ray_query_dispatch", Tok::KwRayQueryDispatch),
-        ("ray_query_pipeline", Tok::KwRqPipeline),
-    ],
+    &[],
     &[],
     &[("on_surface_candidate", Tok::KwOnSurface)],
-    &[("ray_query_object_read", Tok::KwRqRead)],
-    &[("ray_query_object_write", Tok::KwRqWrite)],
+    &[],
+    &[],
     &[("on_procedural_candidate", Tok::KwOnProcedural)],
 ];
 
-/// The keyword token spelled `s`, if any.
+/// The keyword token spelled `s`, if any: an instruction keyword of the instruction
+/// table ([`Tok::Inst`]) or one of [`KEYWORDS`].
 #[inline]
 pub fn keyword(s: &str) -> Option<Tok<'static>> {
+    if let Some(t) = InstTag::from_keyword(s) {
+        return Some(Tok::Inst(t));
+    }
     let group = KEYWORDS.get(s.len())?;
     let first = s.as_bytes()[0];
     group

@@ -24,6 +24,7 @@ mod resolve;
 mod syntax;
 mod tyres;
 
+pub use ctx::MAX_ERRORS;
 pub use parse::{Reader, parse_module, parse_module_with};
 pub use print::{IdStyle, PrintOptions, print_module};
 pub use print_stream::print_module_to;

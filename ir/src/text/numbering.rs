@@ -453,11 +453,11 @@ pub(crate) fn terminator(f: &Function, b: BlockId) -> Option<InstId> {
     f.insts.get(last)?.kind.is_terminator().then_some(last)
 }
 
-/// Operand blocks of `b`'s terminator, in operand order (with repeats).
+/// Successor operands of `b`'s terminator, in operand order (with repeats).
 fn successor_operands(f: &Function, b: BlockId) -> &[Value] {
     terminator(f, b)
         .and_then(|t| f.insts.get(t))
-        .map(|d| &d.operands[..])
+        .map(|d| d.successor_operands())
         .unwrap_or(&[])
 }
 

@@ -355,7 +355,7 @@ mod tests {
                 .packed()
                 .any(|p| p.kind() == TokKind::RawName && p.text(src) == "a raw name")
         );
-        assert_eq!(TokKind::of(&Tok::KwLoad), None);
+        assert_eq!(TokKind::of(&Tok::Inst(crate::inst::InstTag::Load)), None);
         for k in 0..=TokKind::Error as u8 {
             assert_eq!(TokKind::from_u8(k) as u8, k);
         }

@@ -32,6 +32,10 @@ use std::io;
 
 pub use super::numbering::IdStyle;
 
+/// The deepest nesting level that is indented further: blocks nested deeper than this
+/// print at 4 × `MAX_INDENT_DEPTH` (128) columns (`docs/text-format.md`).
+pub const MAX_INDENT_DEPTH: usize = 32;
+
 /// Printer options.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PrintOptions {
@@ -70,6 +74,21 @@ pub(crate) fn printed_ids(m: &Module, opts: &PrintOptions) -> Namer {
     let mut p = Printer::new(m, opts);
     let _ = p.module(&mut Target::Discard);
     p.namer
+}
+
+/// The label the default printer gives each block in `blocks` of function `f` (`%12`),
+/// for pass diagnostics that name blocks of a module they leave unchanged; `None` for a
+/// block the printed text would not show.
+pub fn printed_block_labels(
+    m: &Module,
+    f: crate::FuncId,
+    blocks: &[crate::BlockId],
+) -> Vec<Option<String>> {
+    let namer = printed_ids(m, &PrintOptions::default());
+    blocks
+        .iter()
+        .map(|b| namer.spelled(crate::text::numbering::Key::Block(f, *b)))
+        .collect()
 }
 
 /// Where [`Printer::module`] puts the text of main.
@@ -630,11 +649,14 @@ impl<'m> Printer<'m> {
         self.prelude.push_str(";\n\n");
     }
 
-    /// Appends 4 × `depth` spaces to main.
+    /// Appends 4 × `depth` spaces to main, at most 4 × [`MAX_INDENT_DEPTH`]: deeper
+    /// blocks print at that indentation (whitespace means nothing to the reader, so the
+    /// text reads back the same), so a deeply nested function costs output linear in its
+    /// size, not in size × depth (a 9,990-deep loop nest printed 800 MB unbounded).
     #[inline]
     pub(crate) fn indent(&mut self, depth: usize) {
         const SPACES: &str = "                                                                ";
-        let mut n = depth * 4;
+        let mut n = depth.min(MAX_INDENT_DEPTH) * 4;
         while n > SPACES.len() {
             self.main.push_str(SPACES);
             n -= SPACES.len();

@@ -9,7 +9,7 @@
 use super::escape::{format_double, write_escaped};
 use super::print::{Printer, Work};
 use crate::inst::{
-    CoroAttrValue, CoroExtensionItem, CoroExtensionKind, InstData, InstId, InstKind, InstTag,
+    CoroAttrValue, CoroExtensionItem, CoroExtensionKind, InstData, InstId, InstKind,
 };
 use crate::module::Module;
 use crate::op::BindlessAccess;
@@ -35,15 +35,10 @@ pub(crate) fn operands_valid(m: &Module, f: FuncId, d: &InstData) -> bool {
 }
 
 /// Whether `kind` has child blocks printed inline in nested form (its body goes through
-/// the work stack).
-/// That is the structured constructs of the data model plus the two multi-way
-/// instructions whose targets are also written inline.
+/// the work stack): the table's [`Roles::NESTS`](crate::inst::Roles::NESTS) role.
+#[inline]
 pub(crate) fn is_structured(kind: &InstKind) -> bool {
-    kind.tag().is_structured()
-        || matches!(
-            kind,
-            InstKind::IndexedBranch { .. } | InstKind::RayQueryDispatch
-        )
+    kind.tag().nests_blocks()
 }
 
 /// Builds the body of structured instruction `i` (data `d`, see [`is_structured`]) of
@@ -63,10 +58,11 @@ pub(crate) fn structured_body(
         Some(v) => Work::Val(v, Some((i, k as u32))),
         None => Work::Text("null"),
     };
-    let kw = d.kind.tag().text_keyword();
+    // The keyword from the instruction table, then what follows it.
+    out.push(Work::Text(d.kind.tag().text_keyword()));
     match &d.kind {
         InstKind::If { merge } => out.extend([
-            Work::Text("if "),
+            Work::Text(" "),
             val(0),
             Work::Text(", then "),
             slot(1),
@@ -76,16 +72,16 @@ pub(crate) fn structured_body(
             side(*merge),
         ]),
         InstKind::Switch { labels, merge } => {
-            switch_edges(m, f, d, i, labels, depth, kw, out);
+            switch_edges(m, f, d, i, labels, depth, out);
             out.extend([Work::Text(", merge "), side(*merge)]);
         }
-        InstKind::IndexedBranch { labels } => switch_edges(m, f, d, i, labels, depth, kw, out),
+        InstKind::IndexedBranch { labels } => switch_edges(m, f, d, i, labels, depth, out),
         InstKind::Loop {
             body,
             update,
             merge,
         } => out.extend([
-            Work::Text("loop prepare "),
+            Work::Text(" prepare "),
             slot(0),
             Work::Text(", body "),
             side(*body),
@@ -95,7 +91,6 @@ pub(crate) fn structured_body(
             side(*merge),
         ]),
         InstKind::SimpleLoop { merge } | InstKind::Outline { merge } => out.extend([
-            Work::Text(kw),
             Work::Text(" body "),
             slot(0),
             Work::Text(", merge "),
@@ -107,20 +102,20 @@ pub(crate) fn structured_body(
             n_forward_grads,
         } => {
             out.push(if *forward {
-                Work::Str(format!("autodiff forward {n_forward_grads} entry "))
+                Work::Str(format!(" forward {n_forward_grads} entry "))
             } else {
-                Work::Text("autodiff entry ")
+                Work::Text(" entry ")
             });
             out.extend([slot(0), Work::Text(", merge "), side(*merge)]);
         }
         InstKind::RayQueryLoop { merge } => out.extend([
-            Work::Text("ray_query_loop dispatch "),
+            Work::Text(" dispatch "),
             slot(0),
             Work::Text(", merge "),
             side(*merge),
         ]),
         InstKind::RayQueryDispatch => out.extend([
-            Work::Text("ray_query_dispatch "),
+            Work::Text(" "),
             val(0),
             Work::Text(", exit "),
             Work::Ref(op(1)),
@@ -130,7 +125,7 @@ pub(crate) fn structured_body(
             slot(3),
         ]),
         // Not structured: printed by `Printer::flat_body`.
-        _ => {}
+        _ => debug_assert!(false, "structured_body on a flat instruction"),
     }
 }
 
@@ -161,20 +156,18 @@ impl Printer<'_> {
         }
     }
 
-    /// `keyword op OPS` (the space before the empty operand list stays).
-    fn with_op(&mut self, d: &InstData, i: InstId, kw: &str, op: &str) {
+    /// ` op OPS` after the keyword (the space before the empty operand list stays).
+    fn with_op(&mut self, d: &InstData, i: InstId, op: &str) {
         let out = &mut self.main;
-        out.push_str(kw);
         out.push(' ');
         out.push_str(op);
         out.push(' ');
         self.operands(d, i, 0);
     }
 
-    /// `resource_* op [access] OPS`.
-    fn resource(&mut self, d: &InstData, i: InstId, kw: &str, op: &str, a: BindlessAccess) {
+    /// ` op [access] OPS` after a `resource_*` keyword.
+    fn resource(&mut self, d: &InstData, i: InstId, op: &str, a: BindlessAccess) {
         let out = &mut self.main;
-        out.push_str(kw);
         out.push(' ');
         out.push_str(op);
         out.push_str(match (a.typed, a.uniform) {
@@ -186,31 +179,26 @@ impl Printer<'_> {
         self.operands(d, i, 0);
     }
 
-    /// Appends the body of flat instruction `i` (data `d`; not [`is_structured`]).
+    /// Appends the body of flat instruction `i` (data `d`; not [`is_structured`]): the
+    /// keyword from the instruction table, then what follows it.
     pub(crate) fn flat_body(&mut self, i: InstId, d: &InstData) {
-        // The keyword from the tag, looked up only where an arm has several kinds.
-        let kw = || d.kind.tag().text_keyword();
+        self.main.push_str(d.kind.tag().text_keyword());
         match &d.kind {
-            InstKind::Arithmetic(o) => {
-                const KW: &str = InstTag::Arithmetic.text_keyword();
-                self.with_op(d, i, KW, o.name())
-            }
+            InstKind::Arithmetic(o) => self.with_op(d, i, o.name()),
             InstKind::Load
             | InstKind::Store
             | InstKind::Gep
             | InstKind::RayQueryPipeline
             | InstKind::Call => {
-                self.main.push_str(kw());
                 self.main.push(' ');
                 self.operands(d, i, 0);
             }
             InstKind::Branch | InstKind::Break | InstKind::Continue => {
-                self.main.push_str(kw());
                 self.main.push(' ');
                 self.reference(d, 0);
             }
             InstKind::ConditionalBranch => {
-                self.main.push_str("cond_br ");
+                self.main.push(' ');
                 self.val(d, i, 0);
                 self.main.push_str(", ");
                 self.reference(d, 1);
@@ -218,21 +206,18 @@ impl Printer<'_> {
                 self.reference(d, 2);
             }
             InstKind::Return => {
-                self.main.push_str("return");
                 if !d.operands.is_empty() {
                     self.main.push(' ');
                     self.val(d, i, 0);
                 }
             }
             InstKind::Unreachable { message } => {
-                self.main.push_str("unreachable");
                 if !message.is_empty() {
                     self.main.push(' ');
                     write_escaped(&mut self.main, message);
                 }
             }
             InstKind::Assert { message } | InstKind::Assume { message } => {
-                self.main.push_str(kw());
                 if !message.is_empty() {
                     self.main.push(' ');
                     write_escaped(&mut self.main, message);
@@ -240,12 +225,10 @@ impl Printer<'_> {
                 self.main.push(' ');
                 self.val(d, i, 0);
             }
-            InstKind::RasterDiscard | InstKind::CoroTerminate | InstKind::Clock => {
-                self.main.push_str(kw())
-            }
+            InstKind::RasterDiscard | InstKind::CoroTerminate | InstKind::Clock => {}
             InstKind::CoroSuspend(_) => self.coro_suspend(i, d),
             InstKind::CoroResume { token, has_frame } => {
-                let _ = write!(self.main, "coro_resume {token} ");
+                let _ = write!(self.main, " {token} ");
                 if *has_frame {
                     self.val(d, i, 0);
                 } else {
@@ -253,7 +236,6 @@ impl Printer<'_> {
                 }
             }
             InstKind::Phi { blocks } => {
-                self.main.push_str("phi");
                 let n = d.operands.len().max(blocks.len());
                 for k in 0..n {
                     self.main.push_str(" (");
@@ -267,19 +249,19 @@ impl Printer<'_> {
                 }
             }
             InstKind::Alloca(a) => {
-                self.main.push_str("alloca ");
+                self.main.push(' ');
                 self.main.push_str(a.name());
             }
-            InstKind::Atomic(o) => self.with_op(d, i, kw(), o.name()),
-            InstKind::ThreadGroup(o) => self.with_op(d, i, kw(), o.name()),
-            InstKind::RayQueryObjectRead(o) => self.with_op(d, i, kw(), o.name()),
-            InstKind::RayQueryObjectWrite(o) => self.with_op(d, i, kw(), o.name()),
-            InstKind::Cast(o) => self.with_op(d, i, kw(), o.name()),
-            InstKind::ResourceQuery(o, a) => self.resource(d, i, kw(), o.name(), *a),
-            InstKind::ResourceRead(o, a) => self.resource(d, i, kw(), o.name(), *a),
-            InstKind::ResourceWrite(o, a) => self.resource(d, i, kw(), o.name(), *a),
+            InstKind::Atomic(o) => self.with_op(d, i, o.name()),
+            InstKind::ThreadGroup(o) => self.with_op(d, i, o.name()),
+            InstKind::RayQueryObjectRead(o) => self.with_op(d, i, o.name()),
+            InstKind::RayQueryObjectWrite(o) => self.with_op(d, i, o.name()),
+            InstKind::Cast(o) => self.with_op(d, i, o.name()),
+            InstKind::ResourceQuery(o, a) => self.resource(d, i, o.name(), *a),
+            InstKind::ResourceRead(o, a) => self.resource(d, i, o.name(), *a),
+            InstKind::ResourceWrite(o, a) => self.resource(d, i, o.name(), *a),
             InstKind::AutodiffIntrinsic(o) => {
-                self.main.push('@');
+                // The keyword is `@`, directly followed by the op.
                 self.main.push_str(o.name());
                 if !d.operands.is_empty() {
                     self.main.push(' ');
@@ -287,28 +269,20 @@ impl Printer<'_> {
                 }
             }
             InstKind::Print { format } => {
-                self.main.push_str("print ");
+                self.main.push(' ');
                 write_escaped(&mut self.main, format);
                 self.main.push(' ');
                 self.operands(d, i, 0);
             }
             InstKind::DebugBreak { callback } => {
-                self.main.push_str("debug_break ");
+                self.main.push(' ');
                 if let Some(cb) = callback {
                     let _ = write!(self.main, "callback({cb:#x}) ");
                 }
                 self.operands(d, i, 0);
             }
-            // Structured: printed through the work stack.
-            InstKind::If { .. }
-            | InstKind::Switch { .. }
-            | InstKind::IndexedBranch { .. }
-            | InstKind::Loop { .. }
-            | InstKind::SimpleLoop { .. }
-            | InstKind::Outline { .. }
-            | InstKind::AutodiffScope { .. }
-            | InstKind::RayQueryLoop { .. }
-            | InstKind::RayQueryDispatch => {}
+            // Kinds that nest their blocks go through the work stack (`structured_body`).
+            _ => debug_assert!(is_structured(&d.kind)),
         }
     }
 
@@ -317,7 +291,7 @@ impl Printer<'_> {
         let InstKind::CoroSuspend(data) = &d.kind else {
             return;
         };
-        let _ = write!(self.main, "coro_suspend {} ", data.token);
+        let _ = write!(self.main, " {} ", data.token);
         write_escaped(&mut self.main, &data.name);
         self.main.push(' ');
         let mut next = 0;
@@ -397,7 +371,6 @@ fn switch_edges(
     i: InstId,
     labels: &[u64],
     depth: usize,
-    kw: &'static str,
     out: &mut Vec<Work>,
 ) {
     let sel = d.operands.first().copied();
@@ -408,7 +381,7 @@ fn switch_edges(
             TypeData::Scalar(k) => Some(*k),
             _ => None,
         });
-    out.extend([Work::Text(kw), Work::Text(" ")]);
+    out.push(Work::Text(" "));
     out.push(match sel {
         Some(v) => Work::Val(v, Some((i, 0))),
         None => Work::Text("null"),

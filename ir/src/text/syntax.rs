@@ -12,50 +12,6 @@ pub type PError<'s> = ParseError<usize, Tok<'s>, Fatal>;
 /// A lalrpop error-recovery record of this grammar.
 pub type PRecovery<'s> = ErrorRecovery<usize, Tok<'s>, Fatal>;
 
-/// Instruction keywords (for "unknown instruction" suggestions).
-const INST_KEYWORDS: &[&str] = &[
-    "if",
-    "switch",
-    "indexed_branch",
-    "loop",
-    "simple_loop",
-    "outline",
-    "autodiff",
-    "ray_query_loop",
-    "ray_query_dispatch",
-    "br",
-    "cond_br",
-    "break",
-    "continue",
-    "return",
-    "unreachable",
-    "raster_discard",
-    "coro_suspend",
-    "coro_resume",
-    "coro_terminate",
-    "phi",
-    "alloca",
-    "load",
-    "store",
-    "getelementptr",
-    "atomic",
-    "arithmetic",
-    "thread_group",
-    "resource_query",
-    "resource_read",
-    "resource_write",
-    "ray_query_object_read",
-    "ray_query_object_write",
-    "ray_query_pipeline",
-    "call",
-    "cast",
-    "print",
-    "clock",
-    "debug_break",
-    "assert",
-    "assume",
-];
-
 /// Edit distance between `a` and `b` (by characters): insertions, deletions,
 /// substitutions and transpositions of adjacent characters each cost 1 (optimal string
 /// alignment), so `lcim` is one edit from `licm`. Meant for short names (suggestions
@@ -229,7 +185,7 @@ impl<'s> Ctx<'s> {
                         format!("unknown instruction '{w}'"),
                         Some(Span::new(*l, *r)),
                     );
-                    if let Some(s) = suggest(w, INST_KEYWORDS.iter().copied()) {
+                    if let Some(s) = suggest(w, crate::inst::InstTag::keywords()) {
                         d = d.with_help(format!("did you mean '{s}'?"));
                     }
                     return Some(d);

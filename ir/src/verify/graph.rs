@@ -12,7 +12,7 @@
 use super::Fx;
 use crate::analysis::dom::{LengauerTarjan, NONE};
 use crate::entity::EntityRef;
-use crate::inst::{InstId, InstKind};
+use crate::inst::InstId;
 use crate::value::{BlockId, Value};
 
 /// One function's CFG and dominator tree, with buffers reused across functions.
@@ -43,24 +43,6 @@ pub(crate) struct Graph {
     cursor: Vec<u32>,
     /// Per block: the phi that last listed it as an incoming block (duplicate check).
     pub phi_listed: Vec<Option<InstId>>,
-}
-
-/// The successor operand indices of a terminator (upstream's `add_successor` positions).
-fn successor_slots(k: &InstKind, n: usize) -> std::ops::Range<usize> {
-    match k {
-        InstKind::If { .. } | InstKind::ConditionalBranch => 1..3.min(n),
-        InstKind::Switch { .. } | InstKind::IndexedBranch { .. } => 1.min(n)..n,
-        InstKind::RayQueryDispatch => 1.min(n)..4.min(n),
-        InstKind::Loop { .. }
-        | InstKind::SimpleLoop { .. }
-        | InstKind::Branch
-        | InstKind::Break
-        | InstKind::Continue
-        | InstKind::RayQueryLoop { .. }
-        | InstKind::AutodiffScope { .. }
-        | InstKind::Outline { .. } => 0..1.min(n),
-        _ => 0..0,
-    }
 }
 
 fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
@@ -99,8 +81,8 @@ impl Graph {
                 continue;
             }
             let start = self.succ_list.len() as u32;
-            for k in successor_slots(&d.kind, d.operands.len()) {
-                if let Value::Block(t) = d.operands[k]
+            for v in d.successor_operands() {
+                if let Value::Block(t) = *v
                     && fx.is_owned(t)
                     && self.num[t.index()] != b.index() as u32
                 {

@@ -507,7 +507,7 @@ impl<'a, 'o> Fx<'a, 'o> {
                 Some(&InstFacts {
                     tag: Some(tag), ty, ..
                 }) => {
-                    if matches!(tag, InstTag::Alloca | InstTag::Gep) {
+                    if tag.is_lvalue() {
                         return None; // an lvalue
                     }
                     ty?

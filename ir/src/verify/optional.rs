@@ -5,6 +5,7 @@
 
 use super::Fx;
 use super::graph::Graph;
+use crate::analysis::form::{self, Form};
 use crate::entity::SecondaryMap;
 use crate::inst::{InstId, InstKind};
 use crate::value::{BlockId, Value};
@@ -12,28 +13,44 @@ use crate::value::{BlockId, Value};
 /// Per-instruction option checks.
 #[inline]
 pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) {
-    if !fx.opts.require_no_phi && !fx.opts.require_no_unstructured_control_flow {
+    if !fx.opts.require_no_phi {
         return;
     }
     let Some(d) = fx.inst(i) else { return };
-    if fx.opts.require_no_phi && matches!(d.kind, InstKind::Phi { .. }) {
+    if matches!(d.kind, InstKind::Phi { .. }) {
         fx.err_inst(
             b,
             i,
             "phi instructions are not allowed here (require-no-phi)",
         );
     }
-    if fx.opts.require_no_unstructured_control_flow
-        && matches!(
-            d.kind,
-            InstKind::ConditionalBranch | InstKind::IndexedBranch { .. }
-        )
-    {
-        fx.err_inst(
-            b,
-            i,
-            "unstructured control flow is not allowed here (require-no-unstructured-control-flow)",
-        );
+}
+
+/// `require-no-unstructured-control-flow`: the function is in structured form as
+/// [`form`] defines it (the one definition the passes and the backend use too).
+fn check_structured_form(fx: &mut Fx<'_, '_>) {
+    let f = fx.f;
+    let prepares = form::LoopPrepares::compute(f);
+    for k in 0..fx.order.len() {
+        let b = fx.order[k];
+        let Some(bd) = f.blocks.get(b) else { continue };
+        for &i in &bd.insts {
+            if fx.place(i).map(|p| p.0) != Some(b) {
+                continue;
+            }
+            let Some(d) = fx.inst(i) else { continue };
+            if let Some(v) = form::check_inst(Form::Structured, b, i, d, &prepares) {
+                let msg = match v.kind {
+                    form::ViolationKind::BadLoopPrepare => {
+                        "a loop's prepare block must end in `br body` or `cond_br c, body, merge` (require-no-unstructured-control-flow)"
+                    }
+                    _ => {
+                        "unstructured control flow is not allowed here (require-no-unstructured-control-flow)"
+                    }
+                };
+                fx.err_inst(b, i, msg);
+            }
+        }
     }
 }
 
@@ -46,6 +63,9 @@ struct Scope {
 
 /// Whole-function option checks that need the CFG.
 pub(super) fn check_graph(fx: &mut Fx<'_, '_>, g: &Graph) {
+    if fx.opts.require_no_unstructured_control_flow {
+        check_structured_form(fx);
+    }
     let f = fx.f;
     let order = std::mem::take(&mut fx.order);
     if fx.opts.require_reachable_blocks {

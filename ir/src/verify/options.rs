@@ -11,7 +11,8 @@ pub struct VerifyOptions {
     pub require_reachable_blocks: bool,
     /// No `phi` instructions.
     pub require_no_phi: bool,
-    /// No `cond_br` or `indexed_branch`.
+    /// The function is in structured form ([`crate::analysis::form`]): no
+    /// `indexed_branch`, and `cond_br` only as a loop prepare's `cond_br c, body, merge`.
     pub require_no_unstructured_control_flow: bool,
     /// No block is the merge block of two structured instructions.
     pub require_unique_merge_blocks: bool,

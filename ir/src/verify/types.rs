@@ -8,7 +8,7 @@
 
 use super::{Fx, arith, resource};
 use crate::function::ArgKind;
-use crate::inst::{InstData, InstId, InstKind};
+use crate::inst::{InstData, InstId, InstKind, Shape};
 use crate::op::{AtomicOp, CastOp};
 use crate::types::{ScalarKind, Type, TypeData};
 use crate::typing::{TypingContext, operand_type_ok};
@@ -83,32 +83,21 @@ pub(super) fn expected_count(d: &InstData) -> Result<(), Want> {
             Err(Want::AtLeast(k))
         }
     };
-    match &d.kind {
-        InstKind::If { .. } | InstKind::ConditionalBranch => exact(3),
-        InstKind::Switch { labels, .. } | InstKind::IndexedBranch { labels } => {
-            exact(labels.len().saturating_add(2))
-        }
-        InstKind::Loop { .. }
-        | InstKind::SimpleLoop { .. }
-        | InstKind::Branch
-        | InstKind::Break
-        | InstKind::Continue
-        | InstKind::RayQueryLoop { .. }
-        | InstKind::AutodiffScope { .. }
-        | InstKind::Outline { .. }
-        | InstKind::Cast(_)
-        | InstKind::Load
-        | InstKind::Assert { .. }
-        | InstKind::Assume { .. }
-        | InstKind::RayQueryObjectRead(_) => exact(1),
-        InstKind::Return => {
-            if n <= 1 {
-                Ok(())
-            } else {
-                Err(Want::ZeroOrOne)
-            }
-        }
-        InstKind::CoroSuspend(s) => exact(
+    // The instruction table's operand shape; the payload-dependent shapes read the
+    // kind's payload.
+    match (d.kind.tag().shape(), &d.kind) {
+        (Shape::Exact(k), _) => exact(k as usize),
+        (Shape::AtLeast(k), _) => at_least(k as usize),
+        (Shape::AtMostOne, _) if n <= 1 => Ok(()),
+        (Shape::AtMostOne, _) => Err(Want::ZeroOrOne),
+        (Shape::Any, _) => Ok(()),
+        (
+            Shape::CaseLabels,
+            InstKind::Switch { labels, .. } | InstKind::IndexedBranch { labels },
+        ) => exact(labels.len().saturating_add(2)),
+        (Shape::PhiBlocks, InstKind::Phi { blocks }) => exact(blocks.len()),
+        (Shape::CoroFrame, InstKind::CoroResume { has_frame, .. }) => exact(*has_frame as usize),
+        (Shape::CoroSuspend, InstKind::CoroSuspend(s)) => exact(
             s.has_frame as usize
                 + s.exports.len()
                 + s.extensions
@@ -117,27 +106,16 @@ pub(super) fn expected_count(d: &InstData) -> Result<(), Want> {
                     .filter(|it| matches!(it, crate::inst::CoroExtensionItem::Binding { .. }))
                     .count(),
         ),
-        InstKind::CoroResume { has_frame, .. } => exact(*has_frame as usize),
-        InstKind::Unreachable { .. }
-        | InstKind::RasterDiscard
-        | InstKind::CoroTerminate
-        | InstKind::Alloca(_)
-        | InstKind::Clock => exact(0),
-        InstKind::Phi { blocks } => exact(blocks.len()),
-        InstKind::Store => exact(2),
-        InstKind::Gep => at_least(2),
-        InstKind::Atomic(op) => at_least(1 + atomic_value_count(*op)),
-        InstKind::Arithmetic(op) => arity(op.arity(), n),
-        InstKind::ThreadGroup(op) => arity(op.arity(), n),
-        InstKind::ResourceQuery(op, _) => arity(op.arity(), n),
-        InstKind::ResourceRead(op, _) => arity(op.arity(), n),
-        InstKind::ResourceWrite(op, _) => arity(op.arity(), n),
-        InstKind::RayQueryObjectWrite(op) => arity(op.arity(), n),
-        InstKind::AutodiffIntrinsic(op) => arity(op.arity(), n),
-        InstKind::RayQueryDispatch => exact(4),
-        InstKind::RayQueryPipeline => at_least(3),
-        InstKind::Call => at_least(1),
-        InstKind::Print { .. } | InstKind::DebugBreak { .. } => Ok(()),
+        (Shape::Atomic, InstKind::Atomic(op)) => at_least(1 + atomic_value_count(*op)),
+        (Shape::OpArity, InstKind::Arithmetic(op)) => arity(op.arity(), n),
+        (Shape::OpArity, InstKind::ThreadGroup(op)) => arity(op.arity(), n),
+        (Shape::OpArity, InstKind::ResourceQuery(op, _)) => arity(op.arity(), n),
+        (Shape::OpArity, InstKind::ResourceRead(op, _)) => arity(op.arity(), n),
+        (Shape::OpArity, InstKind::ResourceWrite(op, _)) => arity(op.arity(), n),
+        (Shape::OpArity, InstKind::RayQueryObjectWrite(op)) => arity(op.arity(), n),
+        (Shape::OpArity, InstKind::AutodiffIntrinsic(op)) => arity(op.arity(), n),
+        // A payload shape on a kind without that payload: a table row that cannot be.
+        (shape, kind) => unreachable!("shape {shape:?} stated for {:?}", kind.tag()),
     }
 }
 

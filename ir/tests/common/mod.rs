@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::op::*;
 use xir_ir::*;
 
@@ -14,7 +15,7 @@ pub fn ins(
     ty: Option<Type>,
     ops: impl IntoIterator<Item = Value>,
 ) -> InstId {
-    f.append_inst(b, InstData::new(kind, ty, ops))
+    Cursor::at_end(f, b).ins(kind, ty, ops)
 }
 
 /// Handles of the reference example module.

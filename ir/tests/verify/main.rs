@@ -9,8 +9,9 @@ mod ssa;
 mod structure;
 mod typing;
 
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::function::{ArgKind, Function, FunctionKind};
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::inst::InstKind;
 use xir_ir::module::Module;
 use xir_ir::types::{ScalarKind, Type, TypeData};
 use xir_ir::value::{BlockId, FuncId, Value};
@@ -49,7 +50,7 @@ impl B {
     }
     /// Appends an instruction to `b`.
     pub fn i(&mut self, b: BlockId, kind: InstKind, ty: Option<Type>, ops: Vec<Value>) -> Value {
-        Value::Inst(self.f.append_inst(b, InstData::new(kind, ty, ops)))
+        Value::Inst(Cursor::at_end(&mut self.f, b).ins(kind, ty, ops))
     }
     /// A scalar type.
     pub fn t(&mut self, k: ScalarKind) -> Type {
@@ -94,11 +95,11 @@ impl B {
     }
     /// `return` (void).
     pub fn ret(&mut self, b: BlockId) {
-        self.i(b, InstKind::Return, None, vec![]);
+        Cursor::at_end(&mut self.f, b).ret(None);
     }
     /// `br to`.
     pub fn br(&mut self, b: BlockId, to: BlockId) {
-        self.i(b, InstKind::Branch, None, vec![Value::Block(to)]);
+        Cursor::at_end(&mut self.f, b).br(to);
     }
     /// Adds the function to the module and returns both.
     pub fn done(self) -> Module {

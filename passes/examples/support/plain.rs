@@ -5,7 +5,7 @@
 //!
 //! Deterministic: the module depends only on the requested size.
 
-use xir_ir::builder::Cursor;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::op::ArithmeticOp;
 use xir_ir::{ArgKind, BlockId, Function, FunctionKind, InstKind, Module, Type, Value};
 

@@ -6,6 +6,11 @@
 //! change to kinds, operands, types, metadata, constants or layout changes it. Used by
 //! `--verify-each` to catch passes that change the module but report no change (or
 //! refuse after mutating), and by fixed points to detect oscillation.
+//!
+//! [`cfg_fingerprint`] covers only the control-flow graph: per function, the blocks (by
+//! position), the body, and each block's terminator kind with its side blocks and
+//! successor edges. `--verify-each` uses it to hold a pass that reports
+//! [`Changed::Instructions`](crate::pass::Changed::Instructions) to its claim.
 
 use rustc_hash::FxHasher;
 use std::fmt::Write as _;
@@ -96,6 +101,37 @@ fn hash_function(h: &mut FxHasher, m: &Module, f: FuncId, func_pos: &SecondaryMa
     }
 }
 
+/// The control-flow fingerprint of `m` (see the module docs): equal for modules whose
+/// functions have the same blocks, body, terminator kinds and successor edges, whatever
+/// their instructions, operands and metadata.
+pub fn cfg_fingerprint(m: &Module) -> u64 {
+    let mut h = FxHasher::default();
+    for &f in &m.func_order {
+        let func = m.func(f);
+        h.write_u8(0xf0);
+        h.write_usize(func.block_order.len());
+        let mut block_pos = SecondaryMap::with_default(u32::MAX);
+        for (k, &b) in func.block_order.iter().enumerate() {
+            block_pos[b] = k as u32;
+        }
+        h.write_u32(func.body.map_or(u32::MAX, |b| block_pos[b]));
+        for &b in &func.block_order {
+            h.write_u8(0xb0);
+            let Some(t) = func.terminator(b) else {
+                continue;
+            };
+            let d = func.inst(t);
+            hash_kind(&mut h, &d.kind, &|b| block_pos[b]);
+            for op in &d.operands {
+                if let Value::Block(s) = op {
+                    h.write_u32(block_pos[*s]);
+                }
+            }
+        }
+    }
+    h.finish()
+}
+
 /// Hashes an instruction kind structurally, side blocks by position (no formatting on
 /// the common paths; the rare coroutine payload goes through `Debug`).
 fn hash_kind(h: &mut FxHasher, k: &InstKind, pos: &dyn Fn(BlockId) -> u32) {
@@ -179,7 +215,7 @@ fn hash_metadata(h: &mut FxHasher, md: &[xir_ir::Metadata]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xir_ir::builder::Cursor;
+    use xir_ir::edit::{Cursor, InstBuilder};
     use xir_ir::{Function, FunctionKind, InstData, InstKind, Metadata};
 
     fn module() -> Module {
@@ -206,6 +242,24 @@ mod tests {
         assert_eq!(fingerprint(&a), fingerprint(&b));
         b.metadata.push(Metadata::Comment("x".into()));
         assert_ne!(fingerprint(&a), fingerprint(&b));
+    }
+
+    #[test]
+    fn cfg_fingerprint_ignores_instructions_but_not_blocks() {
+        let a = module();
+        let mut b = module();
+        b.metadata.push(Metadata::Comment("x".into()));
+        let f = b.func_order[0];
+        let func = b.func_mut(f);
+        let blk = func.body.unwrap();
+        let t = func.terminator(blk).unwrap();
+        func.insert_inst_before(t, InstData::new(InstKind::Clock, None, []));
+        assert_ne!(fingerprint(&a), fingerprint(&b));
+        assert_eq!(cfg_fingerprint(&a), cfg_fingerprint(&b));
+        let extra = b.func_mut(f).create_block();
+        let mut u = Cursor::at_end(b.func_mut(f), extra);
+        u.ret(None);
+        assert_ne!(cfg_fingerprint(&a), cfg_fingerprint(&b));
     }
 
     #[test]

@@ -6,15 +6,16 @@
 //! points). Around each invocation the runner applies, in order: `--bisect-limit`
 //! skipping, the form precondition (a violation is a refusal), instrumentation hooks,
 //! the pass itself (panics are caught and reported), refusal handling, and under
-//! `--verify-each` the honesty check (module fingerprint vs reported change) and the
-//! verifier.
+//! `--verify-each` the honesty checks (module fingerprint vs a reported change, and the
+//! control-flow fingerprint vs a reported instruction-only change) and the verifier.
+//! After a change, the analyses it invalidates are dropped in every function.
 
 use super::ast::Markers;
 use super::expand::{Entry, EntryKind, GroupEntry, PassEntry, Pipeline};
-use super::fingerprint::fingerprint;
+use super::fingerprint::{cfg_fingerprint, fingerprint};
 use super::stats::{Record, Stats};
 use crate::form::FormSummary;
-use crate::pass::{PassContext, PassReport, PassRun};
+use crate::pass::{Changed, PassContext, PassReport, PassRun};
 use crate::registry::FormRequirement;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -104,7 +105,8 @@ pub enum FailureKind {
     Refusal,
     /// A pass declined after changing the module.
     RefusalMutated,
-    /// A pass reported no change but changed the module.
+    /// A pass reported no change but changed the module, or an instruction-only change
+    /// but changed the control-flow graph.
     Dishonest,
     /// The verifier rejected the module after a pass.
     Verifier,
@@ -174,6 +176,9 @@ pub struct Runner<'a> {
     refusals: Vec<(u64, String, String)>,
     trail: Vec<Step>,
     current_fp: Option<u64>,
+    /// The control-flow fingerprint of the module, while known to be current (a pass
+    /// that reports no change or an instruction-only change is held to keeping it).
+    current_cfg_fp: Option<u64>,
 }
 
 type Flow = Result<bool, Failure>;
@@ -195,6 +200,7 @@ impl<'a> Runner<'a> {
             refusals: Vec::new(),
             trail: Vec::new(),
             current_fp: None,
+            current_cfg_fp: None,
         }
     }
 
@@ -518,6 +524,11 @@ impl<'a> Runner<'a> {
             h.before_pass(&inv, m);
         }
         let before = self.options.verify_each.then(|| self.fingerprint(m));
+        let cfg_before = self.options.verify_each.then(|| {
+            *self
+                .current_cfg_fp
+                .get_or_insert_with(|| cfg_fingerprint(m))
+        });
         let start = Instant::now();
         // The form precondition: a violation is a refusal (with the pass's zero counters).
         let form_refusal = if info.form == FormRequirement::Either {
@@ -592,10 +603,26 @@ impl<'a> Runner<'a> {
             self.finish_trace(path, elapsed, false, true);
             return Ok(false);
         }
-        if run.changed {
+        if run.changed == Changed::Instructions
+            && cfg_before.is_some_and(|fp| fp != cfg_fingerprint(m))
+        {
+            let f = fail(
+                FailureKind::Dishonest,
+                &inv,
+                format!(
+                    "pass '{path}' (invocation {index}) reported an instruction-only change but changed the control-flow graph (blocks, terminators or edges)"
+                ),
+            );
+            return Err(self.failed(&inv, m, f));
+        }
+        if run.changed == Changed::ControlFlow || !self.options.verify_each {
+            self.current_cfg_fp = None;
+        }
+        let changed = run.changed.any();
+        if changed {
             r.changed = true;
             self.form = None;
-            self.cx.analyses.invalidate_all();
+            self.cx.analyses.invalidate_all_for(run.changed);
             self.changed_names.push(pe.display().to_string());
         } else if before != after {
             let f = fail(
@@ -615,10 +642,10 @@ impl<'a> Runner<'a> {
             }
         }
         for h in &mut self.hooks {
-            h.after_pass(&inv, m, run.changed);
+            h.after_pass(&inv, m, changed);
         }
-        self.finish_trace(path, elapsed, run.changed, false);
-        Ok(run.changed)
+        self.finish_trace(path, elapsed, changed, false);
+        Ok(changed)
     }
 
     fn failed(&mut self, inv: &Invocation<'_>, m: &Module, f: Failure) -> Failure {

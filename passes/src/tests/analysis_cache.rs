@@ -2,6 +2,7 @@
 //! function, and no pass leaves a stale analysis behind — after every pass, each cached
 //! CFG, dominator tree, frontier set and use map equals a fresh computation.
 
+use super::{AllocaOp, InstBuilder};
 use crate::analysis::{AnalysisCache, DomFrontiers};
 use crate::direct::DirectPass;
 use crate::pass::{Pass, PassContext};
@@ -161,4 +162,55 @@ fn no_pass_leaves_a_stale_analysis() {
             }
         }
     }
+}
+
+/// What a pass reports decides what survives: an instruction-only change keeps the CFG,
+/// dominator tree and frontiers (the same cached objects) and drops the use map; no
+/// change keeps the use map; a control-flow change drops everything.
+#[test]
+fn analyses_survive_by_change_class() {
+    use super::T;
+    use crate::Changed;
+    use crate::pass::PerFunction;
+    use crate::transform::{mem2reg::Mem2Reg, simplify_cfg::SimplifyCfg};
+    use std::rc::Rc;
+    let mut t = T::callable(Some(|ts| ts.i32()));
+    let e = t.block();
+    let x = t.block();
+    let y = t.block();
+    let i32t = t.i32();
+    let a = t.arg(i32t);
+    let p = t.at(e).alloca(AllocaOp::Local, i32t);
+    t.at(e).store(p, a);
+    let tru = t.cbool(true);
+    t.at(e).cond_br(tru, x, y);
+    let v = t.at(x).load(i32t, p);
+    t.at(x).ret(Some(v));
+    t.at(y).ret(Some(a));
+    let f = t.f;
+    let mut cx = PassContext::default();
+    warm(&t.m, &mut cx.analyses);
+    let (cfg, dom) = (
+        cx.analyses.cached::<Cfg>(f).unwrap(),
+        cx.analyses.cached::<DomTree>(f).unwrap(),
+    );
+    let r = PerFunction(Mem2Reg).run(&mut t.m, &mut cx).unwrap();
+    assert_eq!(r.changed, Changed::Instructions);
+    assert!(Rc::ptr_eq(&cfg, &cx.analyses.cached::<Cfg>(f).unwrap()));
+    assert!(Rc::ptr_eq(&dom, &cx.analyses.cached::<DomTree>(f).unwrap()));
+    assert!(cx.analyses.cached::<DomFrontiers>(f).is_some());
+    assert!(cx.analyses.cached::<UseMap>(f).is_none());
+    let uses = cx.analyses.get::<UseMap>(&t.m, f);
+    let computed = cx.analyses.computed;
+    let r = PerFunction(Mem2Reg).run(&mut t.m, &mut cx).unwrap();
+    assert_eq!(r.changed, Changed::Nothing);
+    assert!(Rc::ptr_eq(&uses, &cx.analyses.cached::<UseMap>(f).unwrap()));
+    assert_eq!(
+        cx.analyses.computed, computed,
+        "mem2reg used the cached analyses"
+    );
+    let r = PerFunction(SimplifyCfg).run(&mut t.m, &mut cx).unwrap();
+    assert_eq!(r.changed, Changed::ControlFlow);
+    assert!(cx.analyses.cached::<Cfg>(f).is_none() && cx.analyses.cached::<UseMap>(f).is_none());
+    assert!(stale(&t.m, f, &cx.analyses).is_empty());
 }

@@ -14,15 +14,15 @@ fn folds_chains_in_one_run() {
     let i32t = t.i32();
     let two = t.ci32(2);
     let three = t.ci32(3);
-    let a = t.arith(e, A::BinaryAdd, i32t, &[two, three]);
-    let b = t.arith(e, A::BinaryMul, i32t, &[a, a]);
-    t.ret(e, Some(b));
+    let a = t.at(e).arith(A::BinaryAdd, i32t, &[two, three]);
+    let b = t.at(e).arith(A::BinaryMul, i32t, &[a, a]);
+    t.at(e).ret(Some(b));
     let r = t.run(&cf());
-    assert!(r.changed);
+    assert_eq!(r.changed, crate::Changed::Instructions);
     assert_eq!(stat(&r, "folded_inst"), 2);
     let c25 = t.ci32(25);
     assert_eq!(t.term(e).operands[0], c25);
-    assert!(!t.run(&cf()).changed);
+    assert!(!t.run(&cf()).changed.any());
 }
 
 #[test]
@@ -32,13 +32,13 @@ fn keeps_annotated_and_unsafe() {
     let i32t = t.i32();
     let two = t.ci32(2);
     let zero = t.ci32(0);
-    let a = t.arith(e, A::BinaryAdd, i32t, &[two, two]);
+    let a = t.at(e).arith(A::BinaryAdd, i32t, &[two, two]);
     t.name(a, "four");
-    let d = t.arith(e, A::BinaryDiv, i32t, &[two, zero]);
-    let s = t.arith(e, A::BinaryAdd, i32t, &[a, d]);
-    t.ret(e, Some(s));
+    let d = t.at(e).arith(A::BinaryDiv, i32t, &[two, zero]);
+    let s = t.at(e).arith(A::BinaryAdd, i32t, &[a, d]);
+    t.at(e).ret(Some(s));
     let r = t.run(&cf());
-    assert!(!r.changed);
+    assert!(!r.changed.any());
     assert_eq!(stat(&r, "folded_inst"), 0);
 }
 
@@ -51,11 +51,11 @@ fn folds_into_phis_and_branches() {
     let boolt = t.boolt();
     let one = t.cf32(1.0);
     let half = t.cf32(0.5);
-    let c = t.arith(e, A::BinaryLess, boolt, &[half, one]);
-    let s = t.arith(e, A::BinaryAdd, f32t, &[half, one]);
-    t.cond_br(e, c, x, x);
-    let p = t.phi(x, f32t, &[(s, e)]);
-    t.ret(x, Some(p));
+    let c = t.at(e).arith(A::BinaryLess, boolt, &[half, one]);
+    let s = t.at(e).arith(A::BinaryAdd, f32t, &[half, one]);
+    t.at(e).cond_br(c, x, x);
+    let p = t.at(x).phi(f32t, &[(s, e)]);
+    t.at(x).ret(Some(p));
     let r = t.run(&cf());
     assert_eq!(stat(&r, "folded_inst"), 2);
     let tru = t.cbool(true);

@@ -24,17 +24,17 @@ fn diamond_gets_named_phi() {
     let c = t.arg(boolt);
     let a = t.arg(i32t);
     let b = t.arg(i32t);
-    let p = t.alloca(e, i32t);
+    let p = t.at(e).alloca(AllocaOp::Local, i32t);
     t.name(p, "x");
-    t.cond_br(e, c, th, el);
-    t.store(th, p, a);
-    t.br(th, m);
-    t.store(el, p, b);
-    t.br(el, m);
-    let v = t.load(m, i32t, p);
-    t.ret(m, Some(v));
+    t.at(e).cond_br(c, th, el);
+    t.at(th).store(p, a);
+    t.at(th).br(m);
+    t.at(el).store(p, b);
+    t.at(el).br(m);
+    let v = t.at(m).load(i32t, p);
+    t.at(m).ret(Some(v));
     let r = t.run(&m2r());
-    assert!(r.changed);
+    assert_eq!(r.changed, crate::Changed::Instructions);
     assert_eq!(stat(&r, "promoted_alloca"), 1);
     assert_eq!(stat(&r, "removed_store"), 2);
     assert_eq!(stat(&r, "removed_load"), 1);
@@ -48,7 +48,7 @@ fn diamond_gets_named_phi() {
         t.count(|k| matches!(k, InstKind::Alloca(_) | InstKind::Load | InstKind::Store)),
         0
     );
-    assert!(!t.run(&m2r()).changed, "idempotent");
+    assert!(!t.run(&m2r()).changed.any(), "idempotent");
 }
 
 #[test]
@@ -63,18 +63,18 @@ fn loop_counter() {
     let n = t.arg(i32t);
     let zero = t.ci32(0);
     let one = t.ci32(1);
-    let p = t.alloca(e, i32t);
-    t.store(e, p, zero);
-    t.br(e, h);
-    let i = t.load(h, i32t, p);
-    let c = t.arith(h, A::BinaryLess, boolt, &[i, n]);
-    t.cond_br(h, c, body, exit);
-    let i2 = t.load(body, i32t, p);
-    let inc = t.arith(body, A::BinaryAdd, i32t, &[i2, one]);
-    t.store(body, p, inc);
-    t.br(body, h);
-    let fin = t.load(exit, i32t, p);
-    t.ret(exit, Some(fin));
+    let p = t.at(e).alloca(AllocaOp::Local, i32t);
+    t.at(e).store(p, zero);
+    t.at(e).br(h);
+    let i = t.at(h).load(i32t, p);
+    let c = t.at(h).arith(A::BinaryLess, boolt, &[i, n]);
+    t.at(h).cond_br(c, body, exit);
+    let i2 = t.at(body).load(i32t, p);
+    let inc = t.at(body).arith(A::BinaryAdd, i32t, &[i2, one]);
+    t.at(body).store(p, inc);
+    t.at(body).br(h);
+    let fin = t.at(exit).load(i32t, p);
+    t.at(exit).ret(Some(fin));
     let r = t.run(&m2r());
     assert_eq!(stat(&r, "inserted_phi"), 1);
     assert_eq!(stat(&r, "removed_load"), 3);
@@ -100,13 +100,13 @@ fn straight_line_forwarding_and_uninitialised_read() {
     let i32t = t.i32();
     let a = t.arg(i32t);
     let b = t.arg(i32t);
-    let p = t.alloca(e, i32t);
-    let u = t.load(e, i32t, p); // before any store: undefined
-    t.store(e, p, a);
-    t.store(e, p, b);
-    let v = t.load(e, i32t, p);
-    let s = t.arith(e, A::BinaryAdd, i32t, &[u, v]);
-    t.ret(e, Some(s));
+    let p = t.at(e).alloca(AllocaOp::Local, i32t);
+    let u = t.at(e).load(i32t, p); // before any store: undefined
+    t.at(e).store(p, a);
+    t.at(e).store(p, b);
+    let v = t.at(e).load(i32t, p);
+    let s = t.at(e).arith(A::BinaryAdd, i32t, &[u, v]);
+    t.at(e).ret(Some(s));
     let r = t.run(&m2r());
     assert_eq!(stat(&r, "removed_store"), 2);
     assert_eq!(stat(&r, "removed_load"), 2);
@@ -127,17 +127,17 @@ fn leaves_escaping_or_annotated_allocas() {
     let arr =
         t.m.types
             .intern(xir_ir::TypeData::Array { elem: i32t, len: 4 });
-    let p = t.alloca(e, arr);
+    let p = t.at(e).alloca(AllocaOp::Local, arr);
     let zero = t.cu32(0);
     let g = Value::Inst(t.ins(e, InstKind::Gep, Some(i32t), &[p, zero]));
-    t.store(e, g, a);
+    t.at(e).store(g, a);
     // Annotated store.
-    let q = t.alloca(e, i32t);
-    let s = t.store(e, q, a);
+    let q = t.at(e).alloca(AllocaOp::Local, i32t);
+    let s = t.at(e).store(q, a);
     t.func().insts[s]
         .metadata
         .push(Metadata::Comment("keep".into()));
-    let l = t.load(e, i32t, q);
+    let l = t.at(e).load(i32t, q);
     // Shared alloca.
     let sh = Value::Inst(t.ins(
         e,
@@ -145,11 +145,11 @@ fn leaves_escaping_or_annotated_allocas() {
         Some(i32t),
         &[],
     ));
-    t.store(e, sh, l);
-    t.ret(e, None);
+    t.at(e).store(sh, l);
+    t.at(e).ret(None);
     let before = t.count(|_| true);
     let r = t.run(&m2r());
-    assert!(!r.changed);
+    assert!(!r.changed.any());
     assert_eq!(t.count(|_| true), before);
 }
 
@@ -160,16 +160,16 @@ fn consumes_spill_marker_and_named_reload() {
     let x = t.block();
     let i32t = t.i32();
     let a = t.arg(i32t);
-    let p = t.alloca(e, i32t);
+    let p = t.at(e).alloca(AllocaOp::Local, i32t);
     let pi = p.as_inst().unwrap();
     t.func().insts[pi]
         .metadata
         .push(Metadata::Reg2MemSpill(SpillKind::CrossBlock));
-    t.store(e, p, a);
-    t.br(e, x);
-    let l = t.load(x, i32t, p);
+    t.at(e).store(p, a);
+    t.at(e).br(x);
+    let l = t.at(x).load(i32t, p);
     t.name(l, "reload");
-    t.ret(x, Some(l));
+    t.at(x).ret(Some(l));
     let r = t.run(&m2r());
     assert_eq!(stat(&r, "promoted_alloca"), 1);
     assert_eq!(t.term(x).operands[0], a);
@@ -182,12 +182,12 @@ fn use_in_unreachable_block_blocks_promotion() {
     let dead = t.block();
     let i32t = t.i32();
     let a = t.arg(i32t);
-    let p = t.alloca(e, i32t);
-    t.store(e, p, a);
-    let l = t.load(e, i32t, p);
-    t.ret(e, Some(l));
-    let l2 = t.load(dead, i32t, p);
-    t.ret(dead, Some(l2));
+    let p = t.at(e).alloca(AllocaOp::Local, i32t);
+    t.at(e).store(p, a);
+    let l = t.at(e).load(i32t, p);
+    t.at(e).ret(Some(l));
+    let l2 = t.at(dead).load(i32t, p);
+    t.at(dead).ret(Some(l2));
     let r = t.run(&m2r());
-    assert!(!r.changed);
+    assert!(!r.changed.any());
 }

@@ -1,7 +1,9 @@
-//! Unit tests of the passes, with a small IR builder and an SSA well-formedness checker
+//! Unit tests of the passes, with a module holder (`T`, building through the one builder,
+//! `xir_ir::edit::InstBuilder`) and an SSA well-formedness checker
 //! (used in addition to `ir::verify` once that is available).
 
 mod analysis_cache;
+mod cfg_round_trip;
 mod const_fold;
 mod dce;
 mod fuzz;
@@ -13,8 +15,9 @@ mod simplify_cfg;
 
 use crate::pass::{Pass, PassContext, PassRun};
 use xir_ir::analysis::{Cfg, DomTree};
+pub use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::inst::{InstData, InstKind};
-use xir_ir::op::{AllocaOp, ArithmeticOp};
+pub use xir_ir::op::{AllocaOp, ArithmeticOp};
 use xir_ir::{
     BlockId, FuncId, Function, FunctionKind, InstId, Metadata, Module, SecondaryMap, Type, Value,
 };
@@ -49,8 +52,7 @@ impl T {
         Value::Arg(self.func().add_arg(xir_ir::ArgKind::Value, ty))
     }
     pub fn ins(&mut self, b: BlockId, kind: InstKind, ty: Option<Type>, ops: &[Value]) -> InstId {
-        self.func()
-            .append_inst(b, InstData::new(kind, ty, ops.iter().copied()))
+        self.at(b).ins(kind, ty, ops.iter().copied())
     }
     pub fn i32(&mut self) -> Type {
         self.m.types.i32()
@@ -80,37 +82,9 @@ impl T {
         let t = self.boolt();
         Value::Const(self.m.constant(t, &[v as u8]))
     }
-    pub fn arith(&mut self, b: BlockId, op: ArithmeticOp, ty: Type, ops: &[Value]) -> Value {
-        Value::Inst(self.ins(b, InstKind::Arithmetic(op), Some(ty), ops))
-    }
-    pub fn alloca(&mut self, b: BlockId, ty: Type) -> Value {
-        Value::Inst(self.ins(b, InstKind::Alloca(AllocaOp::Local), Some(ty), &[]))
-    }
-    pub fn load(&mut self, b: BlockId, ty: Type, p: Value) -> Value {
-        Value::Inst(self.ins(b, InstKind::Load, Some(ty), &[p]))
-    }
-    pub fn store(&mut self, b: BlockId, p: Value, v: Value) -> InstId {
-        self.ins(b, InstKind::Store, None, &[p, v])
-    }
-    pub fn br(&mut self, b: BlockId, t: BlockId) -> InstId {
-        self.ins(b, InstKind::Branch, None, &[Value::Block(t)])
-    }
-    pub fn cond_br(&mut self, b: BlockId, c: Value, t: BlockId, e: BlockId) -> InstId {
-        self.ins(
-            b,
-            InstKind::ConditionalBranch,
-            None,
-            &[c, Value::Block(t), Value::Block(e)],
-        )
-    }
-    pub fn ret(&mut self, b: BlockId, v: Option<Value>) -> InstId {
-        let ops: Vec<Value> = v.into_iter().collect();
-        self.ins(b, InstKind::Return, None, &ops)
-    }
-    pub fn phi(&mut self, b: BlockId, ty: Type, inc: &[(Value, BlockId)]) -> Value {
-        let blocks = inc.iter().map(|x| x.1).collect();
-        let vals: Vec<Value> = inc.iter().map(|x| x.0).collect();
-        Value::Inst(self.ins(b, InstKind::Phi { blocks }, Some(ty), &vals))
+    /// The one builder ([`InstBuilder`]) at the end of block `b`.
+    pub fn at(&mut self, b: BlockId) -> Cursor<'_> {
+        Cursor::at_end(self.m.func_mut(self.f), b)
     }
     pub fn name(&mut self, v: Value, n: &str) {
         if let Value::Inst(i) = v {

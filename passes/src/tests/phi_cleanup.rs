@@ -18,10 +18,10 @@ fn looped(self_ref: bool) -> (T, Value, Value, Value) {
     let a = t.arg(i32t);
     let c = t.arg(boolt);
     let one = t.ci32(1);
-    let x = t.arith(e, A::BinaryAdd, i32t, &[a, a]);
-    t.br(e, h);
-    let p = t.phi(h, i32t, &[(x, e)]);
-    let q = t.arith(h, A::BinaryAdd, i32t, &[p, one]);
+    let x = t.at(e).arith(A::BinaryAdd, i32t, &[a, a]);
+    t.at(e).br(h);
+    let p = t.at(h).phi(i32t, &[(x, e)]);
+    let q = t.at(h).arith(A::BinaryAdd, i32t, &[p, one]);
     {
         let back = if self_ref { p } else { q };
         let f = t.func();
@@ -31,8 +31,8 @@ fn looped(self_ref: bool) -> (T, Value, Value, Value) {
             blocks.push(h);
         }
     }
-    t.cond_br(h, c, h, exit);
-    t.ret(exit, Some(q));
+    t.at(h).cond_br(c, h, exit);
+    t.at(exit).ret(Some(q));
     (t, x, p, q)
 }
 
@@ -43,14 +43,14 @@ fn self_referencing_phi_takes_dominating_value() {
     assert_eq!(stat(&r, "removed_phi"), 1);
     let f = t.m.func(t.f);
     assert_eq!(f.insts[q.as_inst().unwrap()].operands[0], x);
-    assert!(!t.run(&pc()).changed);
+    assert!(!t.run(&pc()).changed.any());
 }
 
 #[test]
 fn loop_carried_phi_stays() {
     let (mut t, ..) = looped(false);
     let r = t.run(&pc());
-    assert!(!r.changed);
+    assert!(!r.changed.any());
     assert_eq!(stat(&r, "removed_phi"), 0);
 }
 
@@ -65,15 +65,15 @@ fn named_phi_is_kept_unnamed_and_unused_go() {
     let boolt = t.boolt();
     let c = t.arg(boolt);
     let a = t.arg(i32t);
-    t.cond_br(e, c, l, r);
-    t.br(l, m);
-    t.br(r, m);
-    let named = t.phi(m, i32t, &[(a, l), (a, r)]);
+    t.at(e).cond_br(c, l, r);
+    t.at(l).br(m);
+    t.at(r).br(m);
+    let named = t.at(m).phi(i32t, &[(a, l), (a, r)]);
     t.name(named, "keep");
-    let plain = t.phi(m, i32t, &[(a, l), (a, r)]);
-    let _unused = t.phi(m, i32t, &[(a, l), (a, r)]);
-    let s = t.arith(m, A::BinaryAdd, i32t, &[named, plain]);
-    t.ret(m, Some(s));
+    let plain = t.at(m).phi(i32t, &[(a, l), (a, r)]);
+    let _unused = t.at(m).phi(i32t, &[(a, l), (a, r)]);
+    let s = t.at(m).arith(A::BinaryAdd, i32t, &[named, plain]);
+    t.at(m).ret(Some(s));
     let res = t.run(&pc());
     assert_eq!(stat(&res, "removed_phi"), 2);
     let f = t.m.func(t.f);

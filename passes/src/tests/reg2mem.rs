@@ -22,13 +22,13 @@ fn diamond() -> (T, [BlockId; 4], Value) {
     let c = t.arg(boolt);
     let a = t.arg(i32t);
     let b = t.arg(i32t);
-    let x = t.arith(l, A::BinaryAdd, i32t, &[a, b]);
-    t.cond_br(e, c, l, r);
-    t.br(l, m);
-    t.br(r, m);
-    let p = t.phi(m, i32t, &[(x, l), (b, r)]);
+    let x = t.at(l).arith(A::BinaryAdd, i32t, &[a, b]);
+    t.at(e).cond_br(c, l, r);
+    t.at(l).br(m);
+    t.at(r).br(m);
+    let p = t.at(m).phi(i32t, &[(x, l), (b, r)]);
     t.name(p, "x");
-    t.ret(m, Some(p));
+    t.at(m).ret(Some(p));
     (t, [e, l, r, m], p)
 }
 
@@ -36,7 +36,7 @@ fn diamond() -> (T, [BlockId; 4], Value) {
 fn phi_becomes_marked_slot_and_round_trips() {
     let (mut t, [e, l, r, m], p) = diamond();
     let res = t.run(&r2m());
-    assert!(res.changed);
+    assert_eq!(res.changed, crate::Changed::Instructions);
     assert_eq!(stat(&res, "lowered_phi"), 1);
     assert_eq!(stat(&res, "lowered_cross_block_value"), 0);
     assert_eq!(stat(&res, "hoisted_alloca"), 0);
@@ -60,7 +60,7 @@ fn phi_becomes_marked_slot_and_round_trips() {
     assert_eq!(t.count(|k| matches!(k, InstKind::Phi { .. })), 0);
     assert_eq!(audit(&t.m).phi, 1);
     // Idempotent.
-    assert!(!t.run(&r2m()).changed);
+    assert!(!t.run(&r2m()).changed.any());
     // mem2reg restores the named phi and consumes the marker.
     let back = t.run(&PerFunction(Mem2Reg));
     assert_eq!(stat(&back, "promoted_alloca"), 1);
@@ -84,7 +84,7 @@ fn audit_fails_or_refuses_while_markers_remain() {
     let r = AuditReg2MemSpills { fatal: false }
         .run(&mut t.m, &mut cx)
         .unwrap();
-    assert!(r.refusal.is_some() && !r.changed);
+    assert!(r.refusal.is_some() && !r.changed.any());
     assert_eq!(stat(&r, "remaining_phi_spill"), 1);
     assert_eq!(stat(&r, "remaining_spill"), 1);
     // A marker on a block is an invalid placement.
@@ -103,7 +103,7 @@ fn audit_on_empty_module_publishes_four_zero_keys() {
         .run(&mut m, &mut PassContext::default())
         .unwrap();
     assert_eq!(r.report.entries().len(), 4);
-    assert!(!r.changed && r.refusal.is_none());
+    assert!(!r.changed.any() && r.refusal.is_none());
 }
 
 #[test]
@@ -118,9 +118,9 @@ fn swapping_loop_phis_keep_parallel_semantics() {
     let x = t.arg(i32t);
     let y = t.arg(i32t);
     let c = t.arg(boolt);
-    t.br(e, h);
-    let a = t.phi(h, i32t, &[(x, e)]);
-    let b = t.phi(h, i32t, &[(y, e), (a, h)]);
+    t.at(e).br(h);
+    let a = t.at(h).phi(i32t, &[(x, e)]);
+    let b = t.at(h).phi(i32t, &[(y, e), (a, h)]);
     // Close the cycle: a's back-edge incoming is b.
     {
         let f = t.func();
@@ -130,9 +130,9 @@ fn swapping_loop_phis_keep_parallel_semantics() {
             blocks.push(h);
         }
     }
-    t.cond_br(h, c, h, exit);
-    let s = t.arith(exit, A::BinarySub, i32t, &[a, b]);
-    t.ret(exit, Some(s));
+    t.at(h).cond_br(c, h, exit);
+    let s = t.at(exit).arith(A::BinarySub, i32t, &[a, b]);
+    t.at(exit).ret(Some(s));
     let r = t.run(&r2m());
     assert_eq!(stat(&r, "lowered_phi"), 2);
     // Both former phis are loads at the top of h; the stores at the end of h store the
@@ -165,15 +165,15 @@ fn cross_block_value_and_hoisting() {
     let boolt = t.boolt();
     let c = t.arg(boolt);
     let a = t.arg(i32t);
-    t.cond_br(e, c, l, r);
-    let v = t.arith(l, A::BinaryAdd, i32t, &[a, a]);
+    t.at(e).cond_br(c, l, r);
+    let v = t.at(l).arith(A::BinaryAdd, i32t, &[a, a]);
     t.name(v, "v");
-    t.br(l, m);
-    let q = t.alloca(r, i32t);
-    t.store(r, q, a);
-    t.br(r, m);
-    let w = t.arith(m, A::BinaryMul, i32t, &[v, v]);
-    t.ret(m, Some(w));
+    t.at(l).br(m);
+    let q = t.at(r).alloca(AllocaOp::Local, i32t);
+    t.at(r).store(q, a);
+    t.at(r).br(m);
+    let w = t.at(m).arith(A::BinaryMul, i32t, &[v, v]);
+    t.at(m).ret(Some(w));
     let res = t.run_unchecked(&r2m());
     assert_eq!(stat(&res, "lowered_cross_block_value"), 1);
     assert_eq!(stat(&res, "hoisted_alloca"), 1);
@@ -192,8 +192,8 @@ fn cross_block_value_and_hoisting() {
     assert_eq!(f.blocks[m].insts.len(), 4);
     let wi = &f.insts[w.as_inst().unwrap()];
     assert_ne!(wi.operands[0], wi.operands[1]);
-    assert!(!t.run(&r2m()).changed);
+    assert!(!t.run(&r2m()).changed.any());
     let back = t.run(&PerFunction(Mem2Reg));
-    assert!(back.changed);
+    assert_eq!(back.changed, crate::Changed::Instructions);
     assert_eq!(audit(&t.m).cross_block, 0);
 }

@@ -15,19 +15,19 @@ fn merges_straight_line_chain() {
     let b2 = t.block();
     let i32t = t.i32();
     let a = t.arg(i32t);
-    let x = t.arith(e, A::BinaryAdd, i32t, &[a, a]);
-    t.br(e, b1);
-    let y = t.arith(b1, A::BinaryMul, i32t, &[x, x]);
-    t.br(b1, b2);
-    t.ret(b2, Some(y));
+    let x = t.at(e).arith(A::BinaryAdd, i32t, &[a, a]);
+    t.at(e).br(b1);
+    let y = t.at(b1).arith(A::BinaryMul, i32t, &[x, x]);
+    t.at(b1).br(b2);
+    t.at(b2).ret(Some(y));
     let r = t.run(&sc());
-    assert!(r.changed);
+    assert_eq!(r.changed, crate::Changed::ControlFlow);
     assert_eq!(stat(&r, "merged_straight_line"), 2);
     assert_eq!(stat(&r, "straight_line_scan"), 2);
     assert_eq!(t.m.func(t.f).block_order, vec![e]);
     assert_eq!(t.m.func(t.f).blocks[e].insts.len(), 3);
     let again = t.run(&sc());
-    assert!(!again.changed);
+    assert!(!again.changed.any());
     assert_eq!(stat(&again, "straight_line_scan"), 1);
     assert_eq!(stat(&again, "straight_line_block_visit"), 1);
 }
@@ -43,13 +43,13 @@ fn folds_constant_branch_and_drops_dead_block() {
     let a = t.arg(i32t);
     let fls = t.cbool(false);
     let one = t.ci32(1);
-    t.cond_br(e, fls, l, r);
-    let x = t.arith(l, A::BinaryAdd, i32t, &[a, one]);
-    t.br(l, m);
-    let y = t.arith(r, A::BinarySub, i32t, &[a, one]);
-    t.br(r, m);
-    let p = t.phi(m, i32t, &[(x, l), (y, r)]);
-    t.ret(m, Some(p));
+    t.at(e).cond_br(fls, l, r);
+    let x = t.at(l).arith(A::BinaryAdd, i32t, &[a, one]);
+    t.at(l).br(m);
+    let y = t.at(r).arith(A::BinarySub, i32t, &[a, one]);
+    t.at(r).br(m);
+    let p = t.at(m).phi(i32t, &[(x, l), (y, r)]);
+    t.at(m).ret(Some(p));
     let res = t.run(&sc());
     assert_eq!(stat(&res, "folded_constant_cond_br"), 1);
     assert_eq!(stat(&res, "removed_unreachable_block"), 1);
@@ -58,7 +58,7 @@ fn folds_constant_branch_and_drops_dead_block() {
     // The phi keeps its single incoming (phi-cleanup's job to remove it), so `m` is not
     // merged into `r`.
     assert_eq!(t.count(|k| matches!(k, InstKind::Phi { .. })), 1);
-    assert!(!t.run(&sc()).changed);
+    assert!(!t.run(&sc()).changed.any());
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn folds_constant_indexed_branch() {
     let a = t.arg(i32t);
     for b in [d, c0, c1] {
         t.ins(b, InstKind::Print { format: "x".into() }, None, &[a]);
-        t.ret(b, None);
+        t.at(b).ret(None);
     }
     let res = t.run(&sc());
     assert_eq!(stat(&res, "folded_switch"), 1);
@@ -112,16 +112,16 @@ fn threads_empty_block_and_keeps_loop_prepare() {
         None,
         &[Value::Block(prep)],
     );
-    t.cond_br(prep, fls, body, merge);
+    t.at(prep).cond_br(fls, body, merge);
     t.ins(body, InstKind::Continue, None, &[Value::Block(upd)]);
-    t.br(upd, prep);
-    t.cond_br(merge, c, empty, empty);
-    t.br(empty, e);
+    t.at(upd).br(prep);
+    t.at(merge).cond_br(c, empty, empty);
+    t.at(empty).br(e);
     let _ = empty;
     let res = t.run(&sc());
     assert!(matches!(t.term(prep).kind, InstKind::ConditionalBranch));
     assert_eq!(stat(&res, "folded_constant_cond_br"), 1); // merge's identical targets
-    assert!(!t.run(&sc()).changed);
+    assert!(!t.run(&sc()).changed.any());
 }
 
 #[test]
@@ -139,10 +139,10 @@ fn threads_empty_if_arm_and_stays_valid() {
         None,
         &[c, Value::Block(th), Value::Block(el)],
     );
-    t.br(th, m);
+    t.at(th).br(m);
     t.ins(el, InstKind::Print { format: "x".into() }, None, &[]);
-    t.br(el, m);
-    t.ret(m, None);
+    t.at(el).br(m);
+    t.at(m).ret(None);
     let res = t.run(&sc());
     assert_eq!(stat(&res, "threaded_empty_block"), 1);
     assert_eq!(stat(&res, "removed_unreachable_block"), 1);

@@ -19,39 +19,12 @@
 //! **Example:** `reg2mem,mem2reg,audit-reg2mem-spills` succeeds on any reducible input;
 //! `reg2mem,audit-reg2mem-spills` fails as soon as one phi was demoted.
 
-use crate::pass::{Pass, PassContext, PassError, PassReport, PassRun};
-use crate::registry::{FormRequirement, PassInfo, PassOptionInfo, PassOptions};
+use crate::declare::Counters;
+use crate::pass::{Pass, PassContext, PassError, PassRun};
+use crate::registry::{PassOptionInfo, PassOptions};
 use xir_ir::inst::InstKind;
 use xir_ir::metadata::SpillKind;
 use xir_ir::{Metadata, Module};
-
-const KEYS: &[&str] = &[
-    "remaining_phi_spill",
-    "remaining_cross_block_spill",
-    "remaining_invalid_spill",
-    "remaining_spill",
-];
-
-/// Registry entry.
-pub static INFO: PassInfo = PassInfo {
-    name: "audit-reg2mem-spills",
-    summary: "Fail if any reg2mem spill marker survived SSA recovery (never changes the IR)",
-    form: FormRequirement::Either,
-    options: &[PassOptionInfo {
-        name: "fatal",
-        default: "true",
-        help: "remaining markers are a pass error (true) or a refusal with counters (false)",
-    }],
-    report_keys: KEYS,
-    create,
-    test_only: false,
-};
-
-fn create(o: &PassOptions) -> Result<Box<dyn Pass>, String> {
-    Ok(Box::new(AuditReg2MemSpills {
-        fatal: o.get_bool("fatal", true)?,
-    }))
-}
 
 /// The `audit-reg2mem-spills` pass.
 #[derive(Copy, Clone, Debug)]
@@ -63,6 +36,31 @@ pub struct AuditReg2MemSpills {
 impl Default for AuditReg2MemSpills {
     fn default() -> Self {
         Self { fatal: true }
+    }
+}
+
+crate::declare_pass! {
+    AuditReg2MemSpills: module pass "audit-reg2mem-spills" {
+        summary: "Fail if any reg2mem spill marker survived SSA recovery (never changes the IR)",
+        form: Either,
+        options: [PassOptionInfo {
+            name: "fatal",
+            default: "true",
+            help: "remaining markers are a pass error (true) or a refusal with counters (false)",
+        }],
+        create: |o: &PassOptions| Ok::<_, String>(AuditReg2MemSpills {
+            fatal: o.get_bool("fatal", true)?,
+        }),
+        counters: AuditReg2MemSpillsCounters {
+            /// Phi spill markers left on allocas.
+            remaining_phi_spill: Nothing,
+            /// Cross-block spill markers left on allocas.
+            remaining_cross_block_spill: Nothing,
+            /// Markers anywhere else.
+            remaining_invalid_spill: Nothing,
+            /// All remaining markers.
+            remaining_spill: Nothing,
+        }
     }
 }
 
@@ -128,13 +126,15 @@ pub fn audit(module: &Module) -> SpillAudit {
 impl Pass for AuditReg2MemSpills {
     fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {
         let a = audit(module);
-        let mut report = PassReport::with_keys(KEYS);
-        report.set("remaining_phi_spill", a.phi);
-        report.set("remaining_cross_block_spill", a.cross_block);
-        report.set("remaining_invalid_spill", a.invalid);
-        report.set("remaining_spill", a.total());
+        let counters = AuditReg2MemSpillsCounters {
+            remaining_phi_spill: a.phi,
+            remaining_cross_block_spill: a.cross_block,
+            remaining_invalid_spill: a.invalid,
+            remaining_spill: a.total(),
+        };
+        let report = counters.report();
         if a.total() == 0 {
-            return Ok(PassRun::new(false, report));
+            return Ok(PassRun::new(counters.changed(), report));
         }
         let msg = format!(
             "SSA recovery left {} reg2mem spill marker(s): {} phi alloca(s), {} cross-block \

@@ -26,34 +26,27 @@
 //! %4: void = return %3;                     // becomes `return %5` with const %5 = 5i32
 //! ```
 
-use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
-use crate::registry::{FormRequirement, PassInfo, PassOptions};
+use crate::pass::{FunctionPass, PassContext, PassError};
 use crate::util::const_eval::eval_arithmetic;
 use crate::util::edit::ValueSubst;
 use xir_ir::analysis::Cfg;
 use xir_ir::inst::InstKind;
 use xir_ir::{FuncId, InstId, Module, Type, Value};
 
-const KEYS: &[&str] = &["folded_inst"];
-
-/// Registry entry.
-pub static INFO: PassInfo = PassInfo {
-    name: "const-fold",
-    summary: "Replace arithmetic on constants by the constant it computes",
-    form: FormRequirement::Either,
-    options: &[],
-    report_keys: KEYS,
-    create,
-    test_only: false,
-};
-
-fn create(_: &PassOptions) -> Result<Box<dyn Pass>, String> {
-    Ok(Box::new(PerFunction(ConstFold)))
-}
-
 /// The `const-fold` pass.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct ConstFold;
+
+crate::declare_pass! {
+    ConstFold: function pass "const-fold" {
+        summary: "Replace arithmetic on constants by the constant it computes",
+        form: Either,
+        counters: ConstFoldCounters {
+            /// Arithmetic instructions replaced by the constant they compute.
+            folded_inst: Instructions,
+        }
+    }
+}
 
 impl FunctionPass for ConstFold {
     fn run_on_function(
@@ -61,8 +54,8 @@ impl FunctionPass for ConstFold {
         module: &mut Module,
         f: FuncId,
         cx: &mut PassContext,
-        report: &mut PassReport,
-    ) -> Result<bool, PassError> {
+        counters: &mut ConstFoldCounters,
+    ) -> Result<(), PassError> {
         let cfg = cx.analyses.get::<Cfg>(module, f);
         let order: Vec<InstId> = {
             let func = module.func(f);
@@ -91,14 +84,8 @@ impl FunctionPass for ConstFold {
         let func = module.func_mut(f);
         subst.apply(func);
         func.remove_insts(&folded);
-        report.add("folded_inst", folded.len() as u64);
-        Ok(!folded.is_empty())
-    }
-    fn report_keys(&self) -> &'static [&'static str] {
-        KEYS
-    }
-    fn changed_from_report(&self, r: &PassReport) -> Option<bool> {
-        Some(r.get("folded_inst").unwrap_or(0) > 0)
+        counters.folded_inst += folded.len() as u64;
+        Ok(())
     }
 }
 

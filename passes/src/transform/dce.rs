@@ -44,8 +44,7 @@
 //! %6: void = cond_br %true, %7, %8;          // becomes `br %7`; %8 is deleted
 //! ```
 
-use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
-use crate::registry::{FormRequirement, PassInfo, PassOptions};
+use crate::pass::{FunctionPass, PassContext, PassError};
 use crate::util::constant::as_bool;
 use crate::util::edit::{UseCounts, remove_blocks, replace_terminator_with_branch};
 use crate::util::effects::is_removable_if_unused;
@@ -56,40 +55,32 @@ use xir_ir::inst::InstKind;
 use xir_ir::uses::UseMap;
 use xir_ir::{BlockId, FuncId, Function, InstId, Module, SecondaryMap, Value};
 
-const KEYS: &[&str] = &[
-    "removed_inst",
-    "removed_block",
-    "inserted_terminator",
-    "dead_code_instruction_scan",
-    "dead_code_worklist_pop",
-];
-
-/// Registry entry.
-pub static INFO: PassInfo = PassInfo {
-    name: "dce",
-    summary: "Remove unused side-effect-free instructions, write-only allocas and unreachable code",
-    form: FormRequirement::Either,
-    options: &[],
-    report_keys: KEYS,
-    create,
-    test_only: false,
-};
-
-fn create(_: &PassOptions) -> Result<Box<dyn Pass>, String> {
-    Ok(Box::new(PerFunction(Dce)))
-}
-
 /// The `dce` pass.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Dce;
 
-#[derive(Default)]
-struct Info {
-    removed_inst: u64,
-    removed_block: u64,
-    inserted_terminator: u64,
-    scan: u64,
-    pop: u64,
+crate::declare_pass! {
+    Dce: function pass "dce" {
+        summary: "Remove unused side-effect-free instructions, write-only allocas and unreachable code",
+        form: Either,
+        counters: DceCounters {
+            /// Instructions removed (including folded branches and emptied payloads).
+            removed_inst: Instructions,
+            /// Blocks deleted.
+            removed_block: ControlFlow,
+            /// Terminators inserted (always 0: unterminated blocks are not repaired).
+            inserted_terminator: ControlFlow,
+            /// Instructions scanned to seed the dead-value worklist.
+            dead_code_instruction_scan: Nothing,
+            /// Instructions removed through the worklist.
+            dead_code_worklist_pop: Nothing,
+        }
+        internal {
+            /// Blocks whose terminator was folded to `br` or whose payload became
+            /// `unreachable`: edges changed even when no block was deleted.
+            rewired_block: ControlFlow,
+        }
+    }
 }
 
 impl FunctionPass for Dce {
@@ -98,29 +89,16 @@ impl FunctionPass for Dce {
         module: &mut Module,
         f: FuncId,
         _cx: &mut PassContext,
-        report: &mut PassReport,
-    ) -> Result<bool, PassError> {
-        let mut info = Info::default();
-        cleanup_cfg(module, f, &mut info);
-        eliminate_dead_values(module.func_mut(f), &mut info);
-        report.add("removed_inst", info.removed_inst);
-        report.add("removed_block", info.removed_block);
-        report.add("inserted_terminator", info.inserted_terminator);
-        report.add("dead_code_instruction_scan", info.scan);
-        report.add("dead_code_worklist_pop", info.pop);
-        Ok(info.removed_inst + info.removed_block + info.inserted_terminator > 0)
-    }
-    fn report_keys(&self) -> &'static [&'static str] {
-        KEYS
-    }
-    fn changed_from_report(&self, r: &PassReport) -> Option<bool> {
-        let g = |k| r.get(k).unwrap_or(0);
-        Some(g("removed_inst") + g("removed_block") + g("inserted_terminator") > 0)
+        info: &mut DceCounters,
+    ) -> Result<(), PassError> {
+        cleanup_cfg(module, f, info);
+        eliminate_dead_values(module.func_mut(f), info);
+        Ok(())
     }
 }
 
 /// Step 1: constant branches, unreachable blocks and phis, to a fixed point.
-fn cleanup_cfg(module: &mut Module, f: FuncId, info: &mut Info) {
+fn cleanup_cfg(module: &mut Module, f: FuncId, info: &mut DceCounters) {
     loop {
         let before = info.removed_inst + info.removed_block;
         fold_constant_branches(module, f, info);
@@ -138,7 +116,7 @@ fn cleanup_cfg(module: &mut Module, f: FuncId, info: &mut Info) {
 }
 
 /// `cond_br` on a constant → `br` (never the loop-prepare false form).
-fn fold_constant_branches(module: &mut Module, fid: FuncId, info: &mut Info) {
+fn fold_constant_branches(module: &mut Module, fid: FuncId, info: &mut DceCounters) {
     let f = module.func(fid);
     let prepares = loop_prepares(f);
     let mut rewrites: Vec<(BlockId, BlockId)> = Vec::new();
@@ -164,6 +142,7 @@ fn fold_constant_branches(module: &mut Module, fid: FuncId, info: &mut Info) {
     for (b, target) in rewrites {
         replace_terminator_with_branch(f, b, target);
         info.removed_inst += 1;
+        info.rewired_block += 1;
     }
 }
 
@@ -172,7 +151,7 @@ fn fold_constant_branches(module: &mut Module, fid: FuncId, info: &mut Info) {
 fn clear_unreachable_blocks(
     f: &mut Function,
     reach: &SecondaryMap<BlockId, bool>,
-    info: &mut Info,
+    info: &mut DceCounters,
 ) {
     let unreachable: Vec<BlockId> = f
         .block_order
@@ -230,6 +209,7 @@ fn clear_unreachable_blocks(
             f.insts[*i].block = None;
         }
         info.removed_inst += old.len() as u64;
+        info.rewired_block += 1;
         f.append_inst(
             b,
             xir_ir::InstData::new(
@@ -279,7 +259,7 @@ fn fix_phis(f: &mut Function) -> Vec<InstId> {
 }
 
 /// Steps 2 and 3: the dead-value worklist and write-only allocas.
-fn eliminate_dead_values(f: &mut Function, info: &mut Info) {
+fn eliminate_dead_values(f: &mut Function, info: &mut DceCounters) {
     let mut counts = UseCounts::compute(f);
     let mut dead: SecondaryMap<InstId, bool> = SecondaryMap::with_default(false);
     let mut removed: Vec<InstId> = Vec::new();
@@ -287,7 +267,7 @@ fn eliminate_dead_values(f: &mut Function, info: &mut Info) {
     let cfg = Cfg::compute(f);
     for &b in &cfg.rpo {
         for &i in &f.blocks[b].insts {
-            info.scan += 1;
+            info.dead_code_instruction_scan += 1;
             if counts.get(i) == 0 && is_removable_if_unused(&f.insts[i].kind) {
                 work.push(i);
             }
@@ -336,16 +316,16 @@ struct Worklist<'a> {
 }
 
 impl Worklist<'_> {
-    fn drain(&mut self, f: &Function, info: &mut Info) {
+    fn drain(&mut self, f: &Function, info: &mut DceCounters) {
         while let Some(i) = self.work.pop() {
             if self.dead[i] || f.insts[i].block.is_none() {
                 continue;
             }
-            info.pop += 1;
+            info.dead_code_worklist_pop += 1;
             self.detach(f, i, info);
         }
     }
-    fn detach(&mut self, f: &Function, i: InstId, info: &mut Info) {
+    fn detach(&mut self, f: &Function, i: InstId, info: &mut DceCounters) {
         if self.dead[i] || f.insts[i].block.is_none() {
             return;
         }

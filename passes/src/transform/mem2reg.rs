@@ -40,8 +40,7 @@
 //! ```
 
 use crate::analysis::DomFrontiers;
-use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
-use crate::registry::{FormRequirement, PassInfo, PassOptions};
+use crate::pass::{FunctionPass, PassContext, PassError};
 use crate::util::edit::{ValueSubst, phi_prefix_len, splice_at};
 use crate::util::phi::{eliminate_phis, redundant_phi};
 use xir_ir::analysis::{Cfg, DomTree};
@@ -50,38 +49,25 @@ use xir_ir::op::AllocaOp;
 use xir_ir::uses::UseMap;
 use xir_ir::{BlockId, FuncId, Function, InstId, Metadata, Module, SecondaryMap, Type, Value};
 
-const KEYS: &[&str] = &[
-    "promoted_alloca",
-    "removed_store",
-    "removed_load",
-    "inserted_phi",
-];
-
-/// Registry entry.
-pub static INFO: PassInfo = PassInfo {
-    name: "mem2reg",
-    summary: "Promote local allocas accessed only by loads and stores to SSA values and phis",
-    form: FormRequirement::Either,
-    options: &[],
-    report_keys: KEYS,
-    create,
-    test_only: false,
-};
-
-fn create(_: &PassOptions) -> Result<Box<dyn Pass>, String> {
-    Ok(Box::new(PerFunction(Mem2Reg)))
-}
-
 /// The `mem2reg` pass.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Mem2Reg;
 
-#[derive(Default)]
-struct Info {
-    promoted: u64,
-    removed_store: u64,
-    removed_load: u64,
-    inserted_phi: u64,
+crate::declare_pass! {
+    Mem2Reg: function pass "mem2reg" {
+        summary: "Promote local allocas accessed only by loads and stores to SSA values and phis",
+        form: Either,
+        counters: Mem2RegCounters {
+            /// Allocas promoted (deleted).
+            promoted_alloca: Instructions,
+            /// Stores deleted.
+            removed_store: Instructions,
+            /// Loads replaced by the value they read.
+            removed_load: Instructions,
+            /// Phis inserted (and kept).
+            inserted_phi: Instructions,
+        }
+    }
 }
 
 impl FunctionPass for Mem2Reg {
@@ -90,12 +76,12 @@ impl FunctionPass for Mem2Reg {
         module: &mut Module,
         f: FuncId,
         cx: &mut PassContext,
-        report: &mut PassReport,
-    ) -> Result<bool, PassError> {
+        info: &mut Mem2RegCounters,
+    ) -> Result<(), PassError> {
         let cfg = cx.analyses.get::<Cfg>(module, f);
         let dom = cx.analyses.get::<DomTree>(module, f);
         let df = cx.analyses.get::<DomFrontiers>(module, f);
-        let uses = UseMap::compute(module.func(f));
+        let uses = cx.analyses.get::<UseMap>(module, f);
         let candidates: Vec<InstId> = {
             let func = module.func(f);
             cfg.rpo
@@ -104,11 +90,10 @@ impl FunctionPass for Mem2Reg {
                 .filter(|a| promotable(func, &uses, &dom, *a))
                 .collect()
         };
-        let mut info = Info::default();
         if !candidates.is_empty() {
             let mut st = State::new(&cfg, &dom, &df);
             for a in candidates {
-                st.promote(module, f, a, &uses, &mut info);
+                st.promote(module, f, a, &uses, info);
             }
             let func = module.func_mut(f);
             place_phis(func, std::mem::take(&mut st.pending));
@@ -123,17 +108,7 @@ impl FunctionPass for Mem2Reg {
             });
             info.inserted_phi += (total - gone) as u64;
         }
-        report.add("promoted_alloca", info.promoted);
-        report.add("removed_store", info.removed_store);
-        report.add("removed_load", info.removed_load);
-        report.add("inserted_phi", info.inserted_phi);
-        Ok(info.promoted + info.removed_store + info.removed_load + info.inserted_phi > 0)
-    }
-    fn report_keys(&self) -> &'static [&'static str] {
-        KEYS
-    }
-    fn changed_from_report(&self, r: &PassReport) -> Option<bool> {
-        Some(KEYS.iter().any(|k| r.get(k).unwrap_or(0) > 0))
+        Ok(())
     }
 }
 
@@ -256,7 +231,7 @@ impl<'a> State<'a> {
         fid: FuncId,
         a: InstId,
         uses: &UseMap,
-        info: &mut Info,
+        info: &mut Mem2RegCounters,
     ) {
         self.reset();
         let f = module.func(fid);
@@ -306,7 +281,7 @@ impl<'a> State<'a> {
         info.removed_store += stores.len() as u64;
         self.removed.extend(stores);
         self.removed.push(a);
-        info.promoted += 1;
+        info.promoted_alloca += 1;
     }
 
     fn place_and_rename(
@@ -315,7 +290,7 @@ impl<'a> State<'a> {
         fid: FuncId,
         ty: Type,
         a: InstId,
-        info: &mut Info,
+        info: &mut Mem2RegCounters,
     ) {
         let f = module.func(fid);
         // Live-in blocks.

@@ -23,33 +23,26 @@
 //! %h: %i: i32 = phi (%n, %entry), (%i, %h)   →   uses of %i become %n
 //! ```
 
-use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
-use crate::registry::{FormRequirement, PassInfo, PassOptions};
+use crate::pass::{FunctionPass, PassContext, PassError};
 use crate::util::phi::{eliminate_phis, simplifiable_phi};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::InstKind;
 use xir_ir::{FuncId, InstId, Module};
 
-const KEYS: &[&str] = &["removed_phi"];
-
-/// Registry entry.
-pub static INFO: PassInfo = PassInfo {
-    name: "phi-cleanup",
-    summary: "Remove unused phis and phis with a single dominating incoming value",
-    form: FormRequirement::Either,
-    options: &[],
-    report_keys: KEYS,
-    create,
-    test_only: false,
-};
-
-fn create(_: &PassOptions) -> Result<Box<dyn Pass>, String> {
-    Ok(Box::new(PerFunction(PhiCleanup)))
-}
-
 /// The `phi-cleanup` pass.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct PhiCleanup;
+
+crate::declare_pass! {
+    PhiCleanup: function pass "phi-cleanup" {
+        summary: "Remove unused phis and phis with a single dominating incoming value",
+        form: Either,
+        counters: PhiCleanupCounters {
+            /// Phis deleted or replaced.
+            removed_phi: Instructions,
+        }
+    }
+}
 
 impl FunctionPass for PhiCleanup {
     fn run_on_function(
@@ -57,8 +50,8 @@ impl FunctionPass for PhiCleanup {
         module: &mut Module,
         f: FuncId,
         cx: &mut PassContext,
-        report: &mut PassReport,
-    ) -> Result<bool, PassError> {
+        counters: &mut PhiCleanupCounters,
+    ) -> Result<(), PassError> {
         let cfg = cx.analyses.get::<Cfg>(module, f);
         let dom = cx.analyses.get::<DomTree>(module, f);
         let phis: Vec<InstId> = {
@@ -76,13 +69,7 @@ impl FunctionPass for PhiCleanup {
                 simplifiable_phi(func, p, subst, uses, &dom)
             })
         };
-        report.add("removed_phi", n as u64);
-        Ok(n > 0)
-    }
-    fn report_keys(&self) -> &'static [&'static str] {
-        KEYS
-    }
-    fn changed_from_report(&self, r: &PassReport) -> Option<bool> {
-        Some(r.get("removed_phi").unwrap_or(0) > 0)
+        counters.removed_phi += n as u64;
+        Ok(())
     }
 }

@@ -47,8 +47,7 @@
 //!    %l: store %s, %a; br %m   %r: store %s, %b; br %m   %m: %x: i32 = load %s
 //! ```
 
-use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
-use crate::registry::{FormRequirement, PassInfo, PassOptions};
+use crate::pass::{FunctionPass, PassContext, PassError};
 use crate::util::constant::is_invariant;
 use crate::util::edit::{InsertionPlan, UseCounts, ValueSubst, alloca_prefix_len, splice_at};
 use crate::util::effects::is_lvalue;
@@ -60,26 +59,24 @@ use xir_ir::op::AllocaOp;
 use xir_ir::uses::UseMap;
 use xir_ir::{FuncId, Function, InstId, Metadata, Module, Type, Value};
 
-const KEYS: &[&str] = &["lowered_phi", "lowered_cross_block_value", "hoisted_alloca"];
-
-/// Registry entry.
-pub static INFO: PassInfo = PassInfo {
-    name: "reg2mem",
-    summary: "Demote phis and non-dominated cross-block values to marked local allocas",
-    form: FormRequirement::Either,
-    options: &[],
-    report_keys: KEYS,
-    create,
-    test_only: false,
-};
-
-fn create(_: &PassOptions) -> Result<Box<dyn Pass>, String> {
-    Ok(Box::new(PerFunction(Reg2Mem)))
-}
-
 /// The `reg2mem` pass.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Reg2Mem;
+
+crate::declare_pass! {
+    Reg2Mem: function pass "reg2mem" {
+        summary: "Demote phis and non-dominated cross-block values to marked local allocas",
+        form: Either,
+        counters: Reg2MemCounters {
+            /// Phis removed, by simplification or demotion.
+            lowered_phi: Instructions,
+            /// Values spilled because a use is not dominated by the definition.
+            lowered_cross_block_value: Instructions,
+            /// Allocas moved to the entry block's alloca prefix.
+            hoisted_alloca: Instructions,
+        }
+    }
+}
 
 impl FunctionPass for Reg2Mem {
     fn run_on_function(
@@ -87,23 +84,14 @@ impl FunctionPass for Reg2Mem {
         module: &mut Module,
         f: FuncId,
         _cx: &mut PassContext,
-        report: &mut PassReport,
-    ) -> Result<bool, PassError> {
+        counters: &mut Reg2MemCounters,
+    ) -> Result<(), PassError> {
         let mut slots = Vec::new();
-        let phis = lower_phis(module, f, &mut slots);
+        counters.lowered_phi += lower_phis(module, f, &mut slots);
         let func = module.func_mut(f);
-        let cross = lower_cross_block_values(func, &mut slots);
-        let hoisted = hoist_allocas(func, &slots);
-        report.add("lowered_phi", phis);
-        report.add("lowered_cross_block_value", cross);
-        report.add("hoisted_alloca", hoisted);
-        Ok(phis + cross + hoisted > 0)
-    }
-    fn report_keys(&self) -> &'static [&'static str] {
-        KEYS
-    }
-    fn changed_from_report(&self, r: &PassReport) -> Option<bool> {
-        Some(KEYS.iter().any(|k| r.get(k).unwrap_or(0) > 0))
+        counters.lowered_cross_block_value += lower_cross_block_values(func, &mut slots);
+        counters.hoisted_alloca += hoist_allocas(func, &slots);
+        Ok(())
     }
 }
 

@@ -37,8 +37,7 @@
 //! %a: ... br %b      %b: (only pred %a) ... return   →   %a: ... ... return
 //! ```
 
-use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassReport, PerFunction};
-use crate::registry::{FormRequirement, PassInfo, PassOptions};
+use crate::pass::{FunctionPass, PassContext, PassError};
 use crate::util::constant::{as_bool, as_selector, select_case};
 use crate::util::edit::{remove_blocks, replace_terminator_with_branch};
 use crate::util::phi::remove_incomings;
@@ -50,44 +49,31 @@ use xir_ir::analysis::Cfg;
 use xir_ir::inst::InstKind;
 use xir_ir::{BlockId, FuncId, Function, InstId, Module, SecondaryMap, Value};
 
-const KEYS: &[&str] = &[
-    "folded_constant_cond_br",
-    "folded_switch",
-    "threaded_empty_block",
-    "merged_straight_line",
-    "removed_unreachable_block",
-    "straight_line_scan",
-    "straight_line_block_visit",
-];
-
-/// Registry entry.
-pub static INFO: PassInfo = PassInfo {
-    name: "simplify-cfg",
-    summary: "Fold constant branches, thread empty blocks, merge straight-line chains, drop unreachable blocks",
-    form: FormRequirement::Either,
-    options: &[],
-    report_keys: KEYS,
-    create,
-    test_only: false,
-};
-
-fn create(_: &PassOptions) -> Result<Box<dyn Pass>, String> {
-    Ok(Box::new(PerFunction(SimplifyCfg)))
-}
-
 /// The `simplify-cfg` pass.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct SimplifyCfg;
 
-#[derive(Default)]
-struct Info {
-    cond_br: u64,
-    switch: u64,
-    threaded: u64,
-    merged: u64,
-    removed: u64,
-    scan: u64,
-    visit: u64,
+crate::declare_pass! {
+    SimplifyCfg: function pass "simplify-cfg" {
+        summary: "Fold constant branches, thread empty blocks, merge straight-line chains, drop unreachable blocks",
+        form: Either,
+        counters: SimplifyCfgCounters {
+            /// `cond_br` on a constant (or with equal targets) folded to `br` (rule 1).
+            folded_constant_cond_br: ControlFlow,
+            /// `indexed_branch` on a constant folded to `br` (rule 2).
+            folded_switch: ControlFlow,
+            /// Empty blocks whose predecessors were redirected past them (rule 3).
+            threaded_empty_block: ControlFlow,
+            /// Blocks merged into their only predecessor (rule 4).
+            merged_straight_line: ControlFlow,
+            /// Unreachable blocks deleted (rule 5).
+            removed_unreachable_block: ControlFlow,
+            /// Rule-4 passes.
+            straight_line_scan: Nothing,
+            /// Blocks examined by rule 4.
+            straight_line_block_visit: Nothing,
+        }
+    }
 }
 
 impl FunctionPass for SimplifyCfg {
@@ -96,35 +82,22 @@ impl FunctionPass for SimplifyCfg {
         module: &mut Module,
         f: FuncId,
         _cx: &mut PassContext,
-        report: &mut PassReport,
-    ) -> Result<bool, PassError> {
-        let mut i = Info::default();
+        i: &mut SimplifyCfgCounters,
+    ) -> Result<(), PassError> {
         // Every productive round removes a branch, an edge into an empty block, a block
         // or an instruction, so the bound is never the reason to stop on valid input.
         let bound = 4 * (module.func(f).inst_count() + module.func(f).block_order.len()) + 16;
         for _ in 0..bound {
-            let progress = fold_cond_br(module, f, &mut i)
-                || fold_indexed_branch(module, f, &mut i)
-                || thread_empty_blocks(module.func_mut(f), &mut i)
-                || merge_straight_lines(module.func_mut(f), &mut i)
-                || remove_unreachable(module.func_mut(f), &mut i);
+            let progress = fold_cond_br(module, f, i)
+                || fold_indexed_branch(module, f, i)
+                || thread_empty_blocks(module.func_mut(f), i)
+                || merge_straight_lines(module.func_mut(f), i)
+                || remove_unreachable(module.func_mut(f), i);
             if !progress {
                 break;
             }
         }
-        let vals = [
-            i.cond_br, i.switch, i.threaded, i.merged, i.removed, i.scan, i.visit,
-        ];
-        for (k, v) in KEYS.iter().zip(vals) {
-            report.add(k, v);
-        }
-        Ok(vals[..5].iter().any(|v| *v > 0))
-    }
-    fn report_keys(&self) -> &'static [&'static str] {
-        KEYS
-    }
-    fn changed_from_report(&self, r: &PassReport) -> Option<bool> {
-        Some(KEYS[..5].iter().any(|k| r.get(k).unwrap_or(0) > 0))
+        Ok(())
     }
 }
 
@@ -149,7 +122,7 @@ fn drop_incomings(f: &mut Function, b: BlockId, from: BlockId) {
 }
 
 /// Rule 1.
-fn fold_cond_br(module: &mut Module, fid: FuncId, info: &mut Info) -> bool {
+fn fold_cond_br(module: &mut Module, fid: FuncId, info: &mut SimplifyCfgCounters) -> bool {
     let f = module.func(fid);
     let prepares = loop_prepares(f);
     let mut folds: Vec<(BlockId, BlockId, Option<BlockId>)> = Vec::new();
@@ -178,12 +151,12 @@ fn fold_cond_br(module: &mut Module, fid: FuncId, info: &mut Info) -> bool {
         }
         replace_terminator_with_branch(f, b, taken);
     }
-    info.cond_br += folds.len() as u64;
+    info.folded_constant_cond_br += folds.len() as u64;
     !folds.is_empty()
 }
 
 /// Rule 2.
-fn fold_indexed_branch(module: &mut Module, fid: FuncId, info: &mut Info) -> bool {
+fn fold_indexed_branch(module: &mut Module, fid: FuncId, info: &mut SimplifyCfgCounters) -> bool {
     let f = module.func(fid);
     let mut folds: Vec<(BlockId, BlockId, Vec<BlockId>)> = Vec::new();
     for b in preorder(f) {
@@ -212,7 +185,7 @@ fn fold_indexed_branch(module: &mut Module, fid: FuncId, info: &mut Info) -> boo
         }
         replace_terminator_with_branch(f, *b, *taken);
     }
-    info.switch += folds.len() as u64;
+    info.folded_switch += folds.len() as u64;
     !folds.is_empty()
 }
 
@@ -253,7 +226,7 @@ fn loop_headers(f: &Function) -> SecondaryMap<BlockId, bool> {
 /// Rule 3. Every qualifying empty block is mapped to its target, chains of empty blocks
 /// are resolved to their final target, and then every retargetable terminator is
 /// rewritten in one sweep over the function (linear, however many edges a block has).
-fn thread_empty_blocks(f: &mut Function, info: &mut Info) -> bool {
+fn thread_empty_blocks(f: &mut Function, info: &mut SimplifyCfgCounters) -> bool {
     let Some(entry) = f.body else { return false };
     let headers = loop_headers(f);
     let targets = structural_targets(f);
@@ -319,15 +292,15 @@ fn thread_empty_blocks(f: &mut Function, info: &mut Info) -> bool {
         }
     }
     let n = candidates.iter().filter(|b| redirected[**b]).count() as u64;
-    info.threaded += n;
+    info.threaded_empty_block += n;
     n > 0
 }
 
 /// Rule 4.
-fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
+fn merge_straight_lines(f: &mut Function, info: &mut SimplifyCfgCounters) -> bool {
     let Some(entry) = f.body else { return false };
     let targets = structural_targets(f);
-    info.scan += 1;
+    info.straight_line_scan += 1;
     let cfg = Cfg::compute(f);
     let mut preds: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::default();
     for &b in &f.block_order {
@@ -341,7 +314,7 @@ fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
             continue;
         }
         loop {
-            info.visit += 1;
+            info.straight_line_block_visit += 1;
             let Some(t) = f.terminator(block) else { break };
             let (InstKind::Branch, Some(Value::Block(succ))) =
                 (&f.insts[t].kind, f.insts[t].operands.first())
@@ -385,7 +358,7 @@ fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
                     }
                 }
             }
-            info.merged += 1;
+            info.merged_straight_line += 1;
             any = true;
         }
     }
@@ -394,7 +367,7 @@ fn merge_straight_lines(f: &mut Function, info: &mut Info) -> bool {
 }
 
 /// Rule 5.
-fn remove_unreachable(f: &mut Function, info: &mut Info) -> bool {
+fn remove_unreachable(f: &mut Function, info: &mut SimplifyCfgCounters) -> bool {
     let reach = structurally_reachable(f);
     let dead: Vec<BlockId> = f
         .block_order
@@ -424,6 +397,6 @@ fn remove_unreachable(f: &mut Function, info: &mut Info) -> bool {
         }
     }
     remove_blocks(f, &dead);
-    info.removed += dead.len() as u64;
+    info.removed_unreachable_block += dead.len() as u64;
     true
 }

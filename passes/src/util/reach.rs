@@ -26,7 +26,7 @@ pub fn owned(f: &Function) -> SecondaryMap<BlockId, bool> {
 pub fn exec_successors(module: &Module, f: &Function, b: BlockId, mut visit: impl FnMut(BlockId)) {
     let Some(t) = f.terminator(b) else { return };
     let d = &f.insts[t];
-    let blocks: Vec<BlockId> = d.operand_blocks().collect();
+    let blocks: Vec<BlockId> = d.successors().collect();
     match &d.kind {
         InstKind::If { .. } | InstKind::ConditionalBranch => {
             match d.operands.first().and_then(|c| as_bool(module, *c)) {
@@ -69,22 +69,23 @@ pub fn exec_reachable(module: &Module, f: &Function) -> SecondaryMap<BlockId, bo
     seen
 }
 
-/// Successors of `b` following operand blocks of its terminator, then its merge block,
-/// then (for `loop`) body and update.
+/// Successors of `b`'s terminator, then its merge block, then its other side blocks
+/// (a `loop`'s body and update): the instruction table's successor slots and side-block
+/// fields.
 pub fn structural_successors(f: &Function, b: BlockId) -> Vec<BlockId> {
     let Some(t) = f.terminator(b) else {
         return Vec::new();
     };
     let d = &f.insts[t];
-    let mut out: Vec<BlockId> = d.operand_blocks().collect();
-    match &d.kind {
-        InstKind::Loop {
-            body,
-            update,
-            merge,
-        } => out.extend(merge.iter().chain(body).chain(update).copied()),
-        k => out.extend(k.merge()),
-    }
+    let mut out: Vec<BlockId> = d.successors().collect();
+    let merge = d.kind.merge();
+    out.extend(merge);
+    out.extend(
+        d.kind
+            .side_blocks()
+            .into_iter()
+            .filter(|s| Some(*s) != merge),
+    );
     out
 }
 

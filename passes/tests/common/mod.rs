@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use xir_ir::builder::Cursor;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::{Function, FunctionKind, InstKind, Module, Value};
 use xir_passes::pipeline::{
     Instrumentation, Invocation, Loader, Pipeline, RunOptions, RunResult, Runner, Verifier,

@@ -12,9 +12,11 @@
 //! Tests run slowest first, by the times of the previous run (kept in
 //! `<target>/xir-lit-tmp/.xir-lit-times`), so a long test does not start last.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use xir_sysio::stdio::Checked;
 use xir_test_corpus::lit::commands::ExternalCommand;
 use xir_test_corpus::lit::runner::{Status, Suite};
 use xir_test_corpus::lit::schedule::History;
@@ -54,8 +56,9 @@ fn main() {
                 all_logs = true;
             }
             "-h" | "--help" => {
-                println!("usage: xir-lit [-j N] [-v] [-a] PATH...");
-                return;
+                let mut out = Checked::new(std::io::stdout().lock());
+                let _ = writeln!(out, "usage: xir-lit [-j N] [-v] [-a] PATH...");
+                std::process::exit(out.finish("xir-lit", 0, &mut std::io::stderr()));
             }
             _ => roots.push(PathBuf::from(a)),
         }
@@ -77,13 +80,13 @@ fn main() {
         std::path::absolute(&suite_root).unwrap_or(suite_root),
         xir_test_corpus::timings::target_dir().join("xir-lit-tmp"),
     );
-    // xir-bisect and xir-reduce live in xir-tools, which depends on this crate; run the
+    // xir-bisect, xir-reduce and xir-run live in xir-tools, which depends on this crate; run the
     // built binaries next to this one (the corpus test links them in-process instead).
     if let Some(dir) = std::env::current_exe()
         .ok()
         .and_then(|e| e.parent().map(Path::to_path_buf))
     {
-        for tool in ["xir-bisect", "xir-reduce"] {
+        for tool in ["xir-bisect", "xir-reduce", "xir-run"] {
             let program = dir.join(tool);
             if program.exists() {
                 suite.table.register(tool, ExternalCommand { program });
@@ -126,24 +129,25 @@ fn main() {
         .collect();
     results.sort_by(|a, b| a.0.cmp(&b.0));
     let (mut passed, mut failed) = (0, 0);
+    // Write errors (a full disk, /dev/full) are reported, not a panic of `println!`.
+    let mut out = Checked::new(std::io::stdout().lock());
     for (name, o) in &results {
         if o.status.is_failure() {
             failed += 1;
-            println!("{}: {name}\n{}", o.status.name(), o.log);
+            let _ = writeln!(out, "{}: {name}\n{}", o.status.name(), o.log);
         } else {
             if matches!(o.status, Status::Pass | Status::XFail) {
                 passed += 1;
             }
             if all_logs {
-                println!("{}: {name}\n{}", o.status.name(), o.log);
+                let _ = writeln!(out, "{}: {name}\n{}", o.status.name(), o.log);
             } else if verbose {
-                println!("{}: {name}", o.status.name());
+                let _ = writeln!(out, "{}: {name}", o.status.name());
             }
         }
     }
     let skipped = results.len() - passed - failed;
-    println!("{passed} passed, {failed} failed, {skipped} skipped");
-    if failed > 0 {
-        std::process::exit(1);
-    }
+    let _ = writeln!(out, "{passed} passed, {failed} failed, {skipped} skipped");
+    let code = out.finish("xir-lit", i32::from(failed > 0), &mut std::io::stderr());
+    std::process::exit(code);
 }

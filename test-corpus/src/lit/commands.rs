@@ -171,7 +171,7 @@ fn read_operand(io: &Io<'_>, p: &str) -> std::io::Result<Vec<u8>> {
     if p == "-" {
         Ok(io.stdin.to_vec())
     } else {
-        std::fs::read(io.path(p))
+        xir_sysio::limit::read_file(&io.path(p))
     }
 }
 

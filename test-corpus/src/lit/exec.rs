@@ -132,7 +132,7 @@ fn run_command(
                 fd1 = Dest::File(resolve(path), false);
                 fd2 = fd1.clone();
             }
-            Redirect::Stdin { path } => match std::fs::read(resolve(path)) {
+            Redirect::Stdin { path } => match xir_sysio::limit::read_file(&resolve(path)) {
                 Ok(b) => stdin = b,
                 Err(e) => {
                     let _ = writeln!(log, "# error: cannot read '{path}': {e}");

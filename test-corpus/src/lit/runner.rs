@@ -187,7 +187,7 @@ impl Suite {
     }
 
     fn run_file_inner(&self, path: &Path, log: &mut String) -> Status {
-        let src = match std::fs::read(path) {
+        let src = match xir_sysio::limit::read_file(path) {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
             Err(e) => {
                 let _ = writeln!(log, "error: cannot read '{}': {e}", path.display());

@@ -152,7 +152,7 @@ pub fn run_filecheck(args: &[String], stdin: &[u8], env_opts: Option<&str>) -> O
         if p == "-" {
             Ok(stdin.to_vec())
         } else {
-            std::fs::read(p)
+            xir_sysio::limit::read_file(std::path::Path::new(p))
         }
     };
     // -D validation and prefix validation come before reading the check file.

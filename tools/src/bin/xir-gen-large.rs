@@ -469,11 +469,13 @@ fn main() {
     };
     let text = generate(n);
     let r = match args.next() {
-        Some(path) => std::fs::write(&path, &text),
+        Some(path) => xir_driver::output::write_atomically(path.as_ref(), text.as_bytes()),
         None => std::io::stdout().lock().write_all(text.as_bytes()),
     };
     if let Err(e) = r {
-        eprintln!("xir-gen-large: {e}");
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("xir-gen-large: error: {}", xir_sysio::stdio::cause(&e));
+        }
         std::process::exit(1);
     }
 }

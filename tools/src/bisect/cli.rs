@@ -176,9 +176,9 @@ pub fn status_meaning(code: i32, minimize: bool) -> Option<&'static str> {
 fn read_input(cli: &BisectCli, stdin: &[u8]) -> Result<(Vec<u8>, String), String> {
     match cli.input.as_deref() {
         None | Some("-") => Ok((stdin.to_vec(), "<stdin>".into())),
-        Some(p) => std::fs::read(p)
+        Some(p) => xir_sysio::limit::read_file(std::path::Path::new(p))
             .map(|b| (b, p.to_string()))
-            .map_err(|e| format!("cannot read '{p}': {e}")),
+            .map_err(|e| format!("cannot read '{p}': {}", xir_sysio::stdio::cause(&e))),
     }
 }
 
@@ -321,11 +321,12 @@ fn finish(
             );
             return exit::TEST_MISMATCH;
         }
-        if let Err(e) = std::fs::write(out, &text) {
+        if let Err(e) = xir_driver::output::write_atomically(out, text.as_bytes()) {
             let _ = writeln!(
                 stderr,
-                "xir-bisect: error: cannot write '{}': {e}",
-                out.display()
+                "xir-bisect: error: cannot write '{}': {}",
+                out.display(),
+                xir_sysio::stdio::cause(&e)
             );
             return exit::USAGE;
         }

@@ -109,8 +109,13 @@ pub fn render(spec: &TestSpec<'_>) -> Result<String, String> {
     let opt = opt_command(spec.opt_args);
     match spec.predicate {
         Predicate::Check { file, args } => {
-            let text = std::fs::read_to_string(file)
-                .map_err(|e| format!("cannot read '{}': {e}", file.display()))?;
+            let text = xir_sysio::limit::read_file_to_string(file).map_err(|e| {
+                format!(
+                    "cannot read '{}': {}",
+                    file.display(),
+                    xir_sysio::stdio::cause(&e)
+                )
+            })?;
             let mut fc = "xir-filecheck %s".to_string();
             for a in other_filecheck_args(args) {
                 fc.push(' ');

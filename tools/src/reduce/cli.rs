@@ -179,7 +179,7 @@ fn run(
     }
     // The test file's directive lines (with --lit) go around every candidate.
     let lit_text = match &cli.lit {
-        Some(p) => match std::fs::read_to_string(p) {
+        Some(p) => match xir_sysio::limit::read_file_to_string(p) {
             Ok(t) => Some(t),
             Err(e) => return usage(stderr, format!("cannot read '{}': {e}", p.display())),
         },
@@ -188,7 +188,7 @@ fn run(
     let input = match (cli.input.as_deref(), &lit_text) {
         (None, Some(t)) => strip_directives(t),
         (None | Some("-"), _) => String::from_utf8_lossy(stdin).into_owned(),
-        (Some(p), _) => match std::fs::read_to_string(p) {
+        (Some(p), _) => match xir_sysio::limit::read_file_to_string(std::path::Path::new(p)) {
             Ok(t) => t,
             Err(e) => return usage(stderr, format!("cannot read '{p}': {e}")),
         },
@@ -273,8 +273,15 @@ fn run(
     );
     match &cli.output {
         Some(p) => {
-            if let Err(e) = std::fs::write(p, &out) {
-                return usage(stderr, format!("cannot write '{}': {e}", p.display()));
+            if let Err(e) = xir_driver::output::write_atomically(p, out.as_bytes()) {
+                return usage(
+                    stderr,
+                    format!(
+                        "cannot write '{}': {}",
+                        p.display(),
+                        xir_sysio::stdio::cause(&e)
+                    ),
+                );
             }
         }
         None => {
@@ -339,7 +346,7 @@ fn build_test<'a>(
     // The reference run: the input must be bad, and later candidates bad the same way.
     let reference_input = match &cli.lit {
         Some(t) => {
-            let text = std::fs::read_to_string(t).map_err(|e| usage(stderr, e))?;
+            let text = xir_sysio::limit::read_file_to_string(t).map_err(|e| usage(stderr, e))?;
             format!("{}{input}", directive_header(&text))
         }
         None => input.to_string(),

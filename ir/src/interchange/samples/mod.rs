@@ -4,8 +4,9 @@
 
 mod ops;
 
+use crate::edit::{Cursor, InstBuilder};
 use crate::function::{ArgKind, Function, FunctionKind};
-use crate::inst::{InstData, InstId, InstKind};
+use crate::inst::{InstId, InstKind};
 use crate::metadata::{CurveBasisSet, Metadata, SpillKind};
 use crate::module::Module;
 use crate::op::*;
@@ -56,9 +57,7 @@ impl<'m> Fb<'m> {
         ty: Option<Type>,
         ops: impl IntoIterator<Item = Value>,
     ) -> InstId {
-        self.m
-            .func_mut(self.f)
-            .append_inst(b, InstData::new(kind, ty, ops))
+        Cursor::at_end(self.m.func_mut(self.f), b).ins(kind, ty, ops)
     }
     /// `arithmetic` shorthand.
     pub fn ar(&mut self, b: BlockId, op: ArithmeticOp, ty: Type, ops: &[Value]) -> Value {

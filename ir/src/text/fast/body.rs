@@ -9,7 +9,7 @@
 
 use super::{Fast, GiveUp, R};
 use crate::diag::Span;
-use crate::inst::InstKind;
+use crate::inst::{InstKind, InstTag};
 use crate::metadata::MetadataList;
 use crate::text::ctx::{BArg, Body};
 use crate::text::insts::{Case, CoroTail, ExtItem};
@@ -23,12 +23,27 @@ impl<'s> Fast<'s> {
         let ty = self.ty()?;
         self.t.expect(Tok::Eq)?;
         let h = self.ctx.inst_head(v, ty);
+        // Dispatch on the instruction table's keyword; the kinds with successor blocks
+        // take the recursive path.
         let b = match self.t.peek()? {
-            Tok::Ident(w) if has_blocks(w) => {
+            Tok::Ident(w) => {
+                let Some(tag) = InstTag::from_keyword(w) else {
+                    return Err(GiveUp);
+                };
                 self.t.next()?;
-                self.structured(w)?
+                if tag.has_successors() {
+                    self.structured(tag)?
+                } else {
+                    self.body(tag)?
+                }
             }
-            _ => self.body()?,
+            Tok::At(w) => {
+                let t = self.t.next()?;
+                let w = (w, Span::new(t.l, t.r));
+                let has = self.ops_opt()?;
+                self.ctx.b_autodiff_intrinsic(w, has)
+            }
+            _ => return Err(GiveUp),
         };
         let e = self.t.expect(Tok::Semi)?;
         self.ctx.finish_inst_body(md, h, b, e.r);
@@ -127,48 +142,38 @@ impl<'s> Fast<'s> {
         self.op().map(Some)
     }
 
-    /// `BodyV` without block arguments (the word after `=` is read here).
+    /// `BodyV` without block arguments, after the keyword of `tag`.
     #[inline(never)]
-    fn body(&mut self) -> R<Body> {
-        let t = self.t.next()?;
-        let w = match t.tok {
-            Tok::Ident(w) => w,
-            Tok::At(w) => {
-                let w = (w, Span::new(t.l, t.r));
-                let has = self.ops_opt()?;
-                return Ok(self.ctx.b_autodiff_intrinsic(w, has));
-            }
-            _ => return Err(GiveUp),
-        };
-        Ok(match w {
-            "arithmetic" => return self.arithmetic(),
-            "load" => Body::new(InstKind::Load, [self.op()?]),
-            "store" => {
+    fn body(&mut self, tag: InstTag) -> R<Body> {
+        Ok(match tag {
+            InstTag::Arithmetic => return self.arithmetic(),
+            InstTag::Load => Body::new(InstKind::Load, [self.op()?]),
+            InstTag::Store => {
                 let p = self.op()?;
                 self.t.expect(Tok::Comma)?;
                 let v = self.op()?;
                 Body::new(InstKind::Store, [p, v])
             }
-            "call" => {
+            InstTag::Call => {
                 let f = self.t.val()?;
                 self.tail_ops()?;
                 let f = self.ctx.use_func(f);
                 self.ctx.b_lead_ops(InstKind::Call, &[f])
             }
-            "getelementptr" => {
+            InstTag::Gep => {
                 self.ops()?;
                 self.ctx.b_ops(InstKind::Gep, true)
             }
-            "cast" => {
+            InstTag::Cast => {
                 let w = self.t.word()?;
                 let v = self.op()?;
                 self.ctx.b_cast(w, v)
             }
-            "return" => match self.t.peek()? {
+            InstTag::Return => match self.t.peek()? {
                 Tok::Val(_) => Body::new(InstKind::Return, [self.op()?]),
                 _ => Body::new(InstKind::Return, []),
             },
-            "phi" => {
+            InstTag::Phi => {
                 if !matches!(self.t.peek()?, Tok::LParen) {
                     return Ok(Body::new(InstKind::Phi { blocks: Vec::new() }, []));
                 }
@@ -192,24 +197,24 @@ impl<'s> Fast<'s> {
                 }
                 self.ctx.b_phi()
             }
-            "alloca" => {
+            InstTag::Alloca => {
                 let w = self.t.word()?;
                 self.ctx.b_alloca(w)
             }
-            "atomic" => {
+            InstTag::Atomic => {
                 let w = self.t.word()?;
                 self.ops()?;
                 self.ctx.b_atomic(w)
             }
-            "thread_group" => {
+            InstTag::ThreadGroup => {
                 let w = self.t.word()?;
                 let has = self.ops_opt()?;
                 self.ctx.b_thread_group(w, has)
             }
-            "resource_query" | "resource_read" | "resource_write" => {
-                let k = match w {
-                    "resource_query" => 0,
-                    "resource_read" => 1,
+            InstTag::ResourceQuery | InstTag::ResourceRead | InstTag::ResourceWrite => {
+                let k = match tag {
+                    InstTag::ResourceQuery => 0,
+                    InstTag::ResourceRead => 1,
                     _ => 2,
                 };
                 let w = self.t.word()?;
@@ -221,13 +226,13 @@ impl<'s> Fast<'s> {
                 let has = self.ops_opt()?;
                 self.ctx.b_resource(k, w, a, has)
             }
-            "ray_query_object_read" | "ray_query_object_write" => {
-                let wr = w == "ray_query_object_write";
+            InstTag::RayQueryObjectRead | InstTag::RayQueryObjectWrite => {
+                let wr = tag == InstTag::RayQueryObjectWrite;
                 let w = self.t.word()?;
                 self.ops()?;
                 self.ctx.b_rq_object(wr, w)
             }
-            "ray_query_pipeline" => {
+            InstTag::RayQueryPipeline => {
                 let q = self.t.val()?;
                 self.t.expect(Tok::Comma)?;
                 let s = self.t.val()?;
@@ -239,22 +244,22 @@ impl<'s> Fast<'s> {
                 let p = self.ctx.use_func(p);
                 self.ctx.b_lead_ops(InstKind::RayQueryPipeline, &[q, s, p])
             }
-            "print" => {
+            InstTag::Print => {
                 let s = self.t.str()?;
                 let has = self.ops_opt()?;
                 self.ctx.b_print(s, has)
             }
-            "clock" => Body::new(InstKind::Clock, []),
-            "raster_discard" => Body::new(InstKind::RasterDiscard, []),
-            "coro_terminate" => Body::new(InstKind::CoroTerminate, []),
-            "unreachable" => {
+            InstTag::Clock => Body::new(InstKind::Clock, []),
+            InstTag::RasterDiscard => Body::new(InstKind::RasterDiscard, []),
+            InstTag::CoroTerminate => Body::new(InstKind::CoroTerminate, []),
+            InstTag::Unreachable => {
                 let s = self.str_opt()?;
                 match self.ctx.message(s) {
                     Some(message) => Body::new(InstKind::Unreachable { message }, []),
                     None => Body::err(),
                 }
             }
-            "debug_break" => {
+            InstTag::DebugBreak => {
                 let cb = if self.t.at_kw("callback")? {
                     self.t.next()?;
                     self.t.expect(Tok::LParen)?;
@@ -267,19 +272,19 @@ impl<'s> Fast<'s> {
                 let has = self.ops_opt()?;
                 self.ctx.b_debug_break(cb, has)
             }
-            "assert" | "assume" => {
+            InstTag::Assert | InstTag::Assume => {
                 let s = self.str_opt()?;
                 let cnd = self.op()?;
-                self.ctx.b_assert(w == "assume", s, cnd)
+                self.ctx.b_assert(tag == InstTag::Assume, s, cnd)
             }
-            "coro_suspend" => {
+            InstTag::CoroSuspend => {
                 let tok = self.t.num()?;
                 let n = self.t.str()?;
                 let f = self.frame()?;
                 let tail = self.coro_tail()?;
                 self.ctx.b_coro_suspend(tok, n, f, tail)
             }
-            "coro_resume" => {
+            InstTag::CoroResume => {
                 let tok = self.t.num()?;
                 let f = self.frame()?;
                 self.ctx.b_coro_resume(tok, f)
@@ -329,19 +334,20 @@ impl<'s> Fast<'s> {
     }
 
     /// The forms with block arguments (which may define nested blocks, so they are the
-    /// recursion path: kept apart from [`Self::body`], whose frame is large).
-    fn structured(&mut self, w: &'s str) -> R<Body> {
-        Ok(match w {
-            "br" | "break" | "continue" => {
-                let kind = match w {
-                    "br" => InstKind::Branch,
-                    "break" => InstKind::Break,
+    /// recursion path: kept apart from [`Self::body`], whose frame is large), after the
+    /// keyword of `tag`.
+    fn structured(&mut self, tag: InstTag) -> R<Body> {
+        Ok(match tag {
+            InstTag::Branch | InstTag::Break | InstTag::Continue => {
+                let kind = match tag {
+                    InstTag::Branch => InstKind::Branch,
+                    InstTag::Break => InstKind::Break,
                     _ => InstKind::Continue,
                 };
                 let b = self.block_arg()?;
                 self.ctx.b_jump(kind, b)
             }
-            "cond_br" => {
+            InstTag::ConditionalBranch => {
                 let cnd = self.t.val()?;
                 self.t.expect(Tok::Comma)?;
                 let tb = self.block_arg()?;
@@ -350,7 +356,7 @@ impl<'s> Fast<'s> {
                 let cnd = self.ctx.use_value(cnd);
                 self.ctx.b_cond_br(cnd, tb, fb)
             }
-            "if" => {
+            InstTag::If => {
                 let c = self.t.val()?;
                 self.comma_kw("then")?;
                 let t = self.block_arg()?;
@@ -361,11 +367,11 @@ impl<'s> Fast<'s> {
                 let c = self.ctx.use_value(c);
                 self.ctx.b_if(c, t, e, m)
             }
-            "switch" | "indexed_branch" => {
+            InstTag::Switch | InstTag::IndexedBranch => {
                 let s = self.t.val()?;
                 self.t.expect(Tok::Comma)?;
                 let (cs, d) = self.cases()?;
-                let m = if w == "switch" {
+                let m = if tag == InstTag::Switch {
                     self.comma_kw("merge")?;
                     Some(self.block_arg()?)
                 } else {
@@ -374,7 +380,7 @@ impl<'s> Fast<'s> {
                 let s = self.ctx.use_value(s);
                 self.ctx.b_switch(s, cs, d, m)
             }
-            "loop" => {
+            InstTag::Loop => {
                 self.t.kw("prepare")?;
                 let p = self.block_arg()?;
                 self.comma_kw("body")?;
@@ -385,10 +391,10 @@ impl<'s> Fast<'s> {
                 let m = self.block_arg()?;
                 self.ctx.b_loop(p, b, u, m)
             }
-            "simple_loop" | "outline" | "ray_query_loop" => {
-                let (which, kw) = match w {
-                    "simple_loop" => (0, "body"),
-                    "outline" => (1, "body"),
+            InstTag::SimpleLoop | InstTag::Outline | InstTag::RayQueryLoop => {
+                let (which, kw) = match tag {
+                    InstTag::SimpleLoop => (0, "body"),
+                    InstTag::Outline => (1, "body"),
                     _ => (2, "dispatch"),
                 };
                 self.t.kw(kw)?;
@@ -397,7 +403,7 @@ impl<'s> Fast<'s> {
                 let m = self.block_arg()?;
                 self.ctx.b_region(which, b, m)
             }
-            "autodiff" => {
+            InstTag::AutodiffScope => {
                 let fwd = if self.t.at_kw("forward")? {
                     self.t.next()?;
                     Some(self.t.num()?)
@@ -410,7 +416,7 @@ impl<'s> Fast<'s> {
                 let m = self.block_arg()?;
                 self.ctx.b_autodiff(fwd, e, m)
             }
-            "ray_query_dispatch" => {
+            InstTag::RayQueryDispatch => {
                 let q = self.t.val()?;
                 self.comma_kw("exit")?;
                 let x = self.block_arg()?;
@@ -498,23 +504,4 @@ impl<'s> Fast<'s> {
         let v = self.op()?;
         Ok(self.ctx.ext_binding(kw, n, ak, a, lk, lv, vk, v))
     }
-}
-
-/// Whether the body form `w` takes block arguments (see [`Fast::structured`]).
-fn has_blocks(w: &str) -> bool {
-    matches!(
-        w,
-        "if" | "switch"
-            | "indexed_branch"
-            | "loop"
-            | "simple_loop"
-            | "outline"
-            | "ray_query_loop"
-            | "autodiff"
-            | "ray_query_dispatch"
-            | "br"
-            | "break"
-            | "continue"
-            | "cond_br"
-    )
 }

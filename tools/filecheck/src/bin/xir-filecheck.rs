@@ -1,6 +1,6 @@
 //! `xir-filecheck`: LLVM FileCheck's command line on top of the `xir_filecheck` engine.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -24,10 +24,22 @@ fn main() {
     };
     let mut stdin = Vec::new();
     if needs_stdin {
-        let _ = std::io::stdin().read_to_end(&mut stdin);
+        match xir_sysio::limit::read_stdin() {
+            Ok(b) => stdin = b,
+            Err(e) => {
+                eprintln!(
+                    "xir-filecheck: error: cannot read standard input: {}",
+                    xir_sysio::stdio::cause(&e)
+                );
+                std::process::exit(2);
+            }
+        }
     }
     let out = xir_filecheck::run_filecheck(&args, &stdin, env.as_deref());
-    let _ = std::io::stdout().write_all(&out.stdout);
-    let _ = std::io::stderr().write_all(&out.stderr);
-    std::process::exit(out.code);
+    let mut err = std::io::stderr().lock();
+    let mut stdout = xir_sysio::stdio::Checked::new(std::io::stdout().lock());
+    let _ = stdout.write_all(&out.stdout);
+    let _ = err.write_all(&out.stderr);
+    let code = stdout.finish("xir-filecheck", out.code, &mut err);
+    std::process::exit(code);
 }

@@ -1,0 +1,104 @@
+//! Removing temporary files and scratch directories when the process is interrupted.
+//!
+//! Whoever creates a temporary path registers it ([`register`]) for as long as it
+//! exists; the returned [`Registration`] takes it off the list when dropped (the owner
+//! removes or renames the path itself on the normal paths). A binary calls
+//! [`install_signal_cleanup`] once: a thread then waits (through `signal-hook`, no
+//! hand-written signal handler) for SIGINT, SIGTERM or SIGHUP, removes every registered
+//! path and lets the signal take its default effect, so the shell still sees the
+//! process killed by it (status 130 for SIGINT, 143 for SIGTERM).
+//!
+//! Library callers (tests, the in-process corpus runner) never install the handler: the
+//! registry is then only a list.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Entry {
+    id: u64,
+    path: PathBuf,
+    dir: bool,
+}
+
+static REGISTRY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+fn registry() -> std::sync::MutexGuard<'static, Vec<Entry>> {
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A registered temporary path; dropping it unregisters the path (without removing it).
+#[derive(Debug)]
+#[must_use = "the path is unregistered when this is dropped"]
+pub struct Registration(u64);
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        registry().retain(|e| e.id != self.0);
+    }
+}
+
+/// Registers a temporary file (`dir == false`) or directory (removed with its
+/// contents) to be removed if the process is interrupted. Register before creating it.
+pub fn register(path: &Path, dir: bool) -> Registration {
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    registry().push(Entry {
+        id,
+        path: path.to_path_buf(),
+        dir,
+    });
+    Registration(id)
+}
+
+/// Removes every registered path now (what the signal thread does).
+pub fn remove_registered() {
+    for e in registry().drain(..) {
+        let _ = if e.dir {
+            std::fs::remove_dir_all(&e.path)
+        } else {
+            std::fs::remove_file(&e.path)
+        };
+    }
+}
+
+/// Starts the thread that cleans up on SIGINT, SIGTERM and SIGHUP and then ends the
+/// process by the signal's default action. Call once, early in `main`.
+pub fn install_signal_cleanup() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("xir-signal-cleanup".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                remove_registered();
+                // Dies of the signal; should that fail, exit as a shell would report it.
+                let _ = signal_hook::low_level::emulate_default_handler(sig);
+                std::process::exit(128 + sig);
+            }
+        })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registered_paths_are_removed_and_dropped_ones_kept() {
+        let base = std::env::temp_dir().join(format!("xir-sysio-cleanup-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(base.join("scratch/sub")).unwrap();
+        std::fs::write(base.join("scratch/sub/f"), "x").unwrap();
+        std::fs::write(base.join("tmp"), "x").unwrap();
+        std::fs::write(base.join("kept"), "x").unwrap();
+        let _dir = register(&base.join("scratch"), true);
+        let _file = register(&base.join("tmp"), false);
+        drop(register(&base.join("kept"), false));
+        remove_registered();
+        assert!(!base.join("scratch").exists());
+        assert!(!base.join("tmp").exists());
+        assert!(base.join("kept").exists());
+        let _ = std::fs::remove_dir_all(&base);
+    }
+}
