@@ -58,10 +58,14 @@ config.substitutions.append(
     (r"(?<![\w-])not --crash(?![\w-])", sys.executable + " " + os.path.join(here, "not-crash.py"))
 )
 config.substitutions.append((tool("xir-opt"), xir_opt))
-# xir-bisect and xir-reduce (xir-tools) run xir-opt in-process, so they need no path to
-# it. run-lit.sh builds them; a missing binary fails its tests rather than running
+xir_to_spirv = os.path.join(os.path.dirname(xir_opt), "xir-to-spirv")
+if not os.path.isfile(xir_to_spirv):
+    lit_config.warning("xir-to-spirv not found at %s; build it: cargo build -p xir-driver" % xir_to_spirv)
+config.substitutions.append((tool("xir-to-spirv"), xir_to_spirv))
+# xir-bisect, xir-reduce and xir-run (xir-tools) run xir-opt in-process, so they need no
+# path to it. run-lit.sh builds them; a missing binary fails its tests rather than running
 # whatever is on PATH.
-for name in ("xir-bisect", "xir-reduce"):
+for name in ("xir-bisect", "xir-reduce", "xir-run"):
     path = os.path.join(os.path.dirname(xir_opt), name)
     if not os.path.isfile(path):
         lit_config.warning("%s not found at %s; build it: cargo build -p xir-tools" % (name, path))

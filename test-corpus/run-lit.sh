@@ -9,7 +9,7 @@ repo="$(dirname "$here")"
 cd "$repo"
 command -v lit >/dev/null || { echo "run-lit.sh: lit not found (pip install lit)" >&2; exit 1; }
 if [[ -z "${XIR_OPT:-}" ]]; then
-  cargo build -q -p xir-driver --bin xir-opt -p xir-tools --bin xir-bisect --bin xir-reduce
+  cargo build -q -p xir-driver --bin xir-opt --bin xir-to-spirv -p xir-tools --bin xir-bisect --bin xir-reduce --bin xir-run
 fi
 [[ $# -eq 0 ]] && set -- -sv
 have_path=0

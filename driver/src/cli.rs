@@ -18,12 +18,26 @@ pub enum Emit {
     Interchange,
     /// `LXIRBC` bitcode (to `-o FILE` or a pipe, never a terminal).
     Bitcode,
+    /// A SPIR-V binary of the module's kernel, through the SPIR-V backend.
+    Spirv,
+    /// SPIR-V assembly of the module's kernel (as `spirv-dis` prints it).
+    SpirvAsm,
 }
 
 impl Emit {
     /// Whether the output is xir text (nested or flat).
     pub fn is_text(self) -> bool {
         matches!(self, Emit::Xir | Emit::XirFlat)
+    }
+
+    /// Whether the output goes through the SPIR-V backend.
+    pub fn is_spirv(self) -> bool {
+        matches!(self, Emit::Spirv | Emit::SpirvAsm)
+    }
+
+    /// Whether the output is binary (never written to a terminal).
+    pub fn is_binary(self) -> bool {
+        matches!(self, Emit::Bitcode | Emit::Spirv)
     }
 }
 
@@ -77,7 +91,7 @@ pub struct Cli {
     #[arg(short = 'o', value_name = "FILE", help_heading = "Output options")]
     pub output: Option<String>,
 
-    /// Output form: xir (nested, default), xir-flat, interchange or bitcode
+    /// Output form: xir (nested, default), xir-flat, interchange, bitcode, spirv or spirv-asm
     #[arg(
         long,
         value_enum,
@@ -88,6 +102,10 @@ pub struct Cli {
         help_heading = "Output options"
     )]
     pub emit: Emit,
+
+    /// With --emit=spirv|spirv-asm: the kernel to compile (needed when there are several)
+    #[arg(long, value_name = "NAME", help_heading = "Output options")]
+    pub kernel: Option<String>,
 
     /// Print debug comments (users, preds, CFG) in the output
     #[arg(long, help_heading = "Output options")]
@@ -447,10 +465,21 @@ mod tests {
     }
 
     #[test]
+    fn spirv_forms_parse() {
+        assert_eq!(parse(&["--emit=spirv"]).unwrap().emit, Emit::Spirv);
+        let c = parse(&["--emit=spirv-asm", "--kernel", "k"]).unwrap();
+        assert_eq!(c.emit, Emit::SpirvAsm);
+        assert_eq!(c.kernel.as_deref(), Some("k"));
+        assert!(
+            Emit::Spirv.is_binary() && !Emit::SpirvAsm.is_binary() && Emit::SpirvAsm.is_spirv()
+        );
+    }
+
+    #[test]
     fn conflicts_are_rejected() {
         assert!(parse(&["--no-verify", "--verify-each"]).is_err());
         assert!(parse(&["--passes=a", "--pipeline=b"]).is_err());
-        assert!(parse(&["--emit=spirv"]).is_err());
+        assert!(parse(&["--emit=spirv-bin"]).is_err());
         assert!(parse(&["--bogus"]).is_err());
     }
 }

@@ -35,6 +35,7 @@ pub mod input;
 pub mod instrument;
 pub mod output;
 pub mod pipeline;
+pub mod spirv;
 pub mod split;
 
 use cli::{Cli, Emit};
@@ -285,6 +286,9 @@ fn process_chunk<'s>(
             }
         };
         let runs_pipeline = cli.passes.is_some() || cli.pipeline.is_some();
+        // The backend's diagnostics point into the text when no pipeline rewrote it.
+        let spirv_map =
+            (cli.emit.is_spirv() && !runs_pipeline && from_text).then(|| source_map.clone());
         // The last verification (after the pipeline, or the only one without) may be
         // left to run while the module is printed ([`LateCheck`]).
         let late = late
@@ -339,6 +343,34 @@ fn process_chunk<'s>(
         }
         if !cli.print_analyses.is_empty() {
             return Some(Rendered::Bytes(print_analyses(&module, cli).into_bytes()));
+        }
+        if cli.emit.is_spirv() {
+            let kernel = match spirv::select_kernel(&module, cli.kernel.as_deref()) {
+                Ok(k) => k,
+                Err(m) => {
+                    diags.push(Diagnostic::error(m, None));
+                    return None;
+                }
+            };
+            let form = if cli.emit == Emit::Spirv {
+                spirv::SpirvEmit::Spirv
+            } else {
+                spirv::SpirvEmit::SpirvAsm
+            };
+            return match spirv::compile_to_bytes(
+                &module,
+                kernel,
+                xir_codegen::OptLevel::None,
+                form,
+                spirv_map.as_ref(),
+            ) {
+                Ok((b, _)) => Some(Rendered::Bytes(b)),
+                Err((c, d)) => {
+                    diags.extend(d);
+                    code = c;
+                    None
+                }
+            };
         }
         if matches!(cli.emit, Emit::Interchange | Emit::Bitcode) {
             return match frontend::encode_interchange(&module, cli.emit == Emit::Bitcode) {
@@ -578,19 +610,31 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
         },
         None => frontend::VerifyChoice::default(),
     };
-    if cli.emit == Emit::Bitcode
+    if cli.emit.is_binary()
         && matches!(cli.output.as_deref(), None | Some("-"))
         && STDOUT_IS_TERMINAL.load(std::sync::atomic::Ordering::Relaxed)
     {
-        return Outcome::usage_error(
-            "refusing to write bitcode to a terminal; use -o FILE or a pipe",
-        );
+        return Outcome::usage_error(format!(
+            "refusing to write {} to a terminal; use -o FILE or a pipe",
+            if cli.emit == Emit::Bitcode {
+                "bitcode"
+            } else {
+                "a SPIR-V binary"
+            }
+        ));
     }
     if let Err(m) = check_print_analyses(&cli) {
         return Outcome::usage_error(m);
     }
-    if cli.emit == Emit::Bitcode && cli.split_input_file {
-        return Outcome::usage_error("--emit=bitcode cannot be combined with --split-input-file");
+    if (cli.emit == Emit::Bitcode || cli.emit.is_spirv()) && cli.split_input_file {
+        return Outcome::usage_error(format!(
+            "--emit={} cannot be combined with --split-input-file",
+            match cli.emit {
+                Emit::Bitcode => "bitcode",
+                Emit::Spirv => "spirv",
+                _ => "spirv-asm",
+            }
+        ));
     }
     let raw = match read_raw(&cli, stdin) {
         Ok(b) => b,

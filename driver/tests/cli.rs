@@ -78,9 +78,9 @@ fn usage_errors_exit_1() {
     assert_eq!(r.code, 1);
     assert!(r.out.is_empty());
     assert!(r.err.contains("unexpected argument '--bogus'"), "{}", r.err);
-    let r = opt(&["--emit=spirv"], b"");
+    let r = opt(&["--emit=spirv-binary"], b"");
     assert_eq!(r.code, 1);
-    assert!(r.err.contains("invalid value 'spirv'"), "{}", r.err);
+    assert!(r.err.contains("invalid value 'spirv-binary'"), "{}", r.err);
     assert_eq!(opt(&["--no-verify", "--verify-each"], b"").code, 1);
 }
 

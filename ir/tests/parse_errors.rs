@@ -364,9 +364,9 @@ fn constants_need_data_types() {
 #[test]
 fn undefined_value_type_not_inferable() {
     let h = one(
-        &func("%x: f32 = arithmetic dot %7.undefined, %a;\n%r: void = return %x;\n"),
+        &func("%x: f32 = arithmetic length %7.undefined;\n%r: void = return %x;\n"),
         8,
-        26,
+        29,
         "cannot infer the type of %7.undefined",
     );
     assert_eq!(

@@ -38,7 +38,8 @@ fn suite() -> &'static Suite {
     })
 }
 
-/// `xir-bisect` and `xir-reduce`, in-process (they run `xir-opt` in-process too).
+/// `xir-bisect`, `xir-reduce` and `xir-run`, in-process (they run `xir-opt` in-process
+/// too).
 fn register_tools(table: &mut CommandTable) {
     table.register("xir-bisect", |io: &mut Io<'_>| {
         ExitStatus::code(xir_tools::bisect::cli::xir_bisect_main(
@@ -49,6 +50,25 @@ fn register_tools(table: &mut CommandTable) {
         ExitStatus::code(xir_tools::reduce::cli::xir_reduce_main(
             io.args, io.stdin, io.stdout, io.stderr,
         ))
+    });
+    table.register("xir-run", |io: &mut Io<'_>| {
+        // Relative paths on the command line are the test's working directory's.
+        let args: Vec<String> = io
+            .args
+            .iter()
+            .map(|a| {
+                if a.ends_with(".xir") || a.ends_with(".json") {
+                    io.path(a).to_string_lossy().into_owned()
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
+        let code = xir_tools::run::xir_run_main(&args, io.stdin, io.stdout, io.stderr);
+        ExitStatus {
+            code,
+            crashed: code == xir_interp::exit::INTERNAL,
+        }
     });
 }
 

@@ -25,6 +25,7 @@ pub mod oracle;
 pub mod pipeline_text;
 pub mod predicate;
 pub mod reduce;
+pub mod run;
 pub mod util;
 
 use opt::{External, InProcess, OptMainFn, OptRunner};

@@ -167,13 +167,13 @@ fn main() {
         std::path::absolute(&suite_root).unwrap_or(suite_root),
         xir_test_corpus::timings::target_dir().join("xir-lit-tmp"),
     );
-    // xir-bisect and xir-reduce live in xir-tools, which depends on this crate; run the
+    // xir-bisect, xir-reduce and xir-run live in xir-tools, which depends on this crate; run the
     // built binaries next to this one (the corpus test links them in-process instead).
     if let Some(dir) = std::env::current_exe()
         .ok()
         .and_then(|e| e.parent().map(Path::to_path_buf))
     {
-        for tool in ["xir-bisect", "xir-reduce"] {
+        for tool in ["xir-bisect", "xir-reduce", "xir-run"] {
             let program = dir.join(tool);
             if program.exists() {
                 suite.table.register(tool, ExternalCommand { program });

@@ -130,6 +130,14 @@ impl CommandTable {
         t.register("xir-opt", xir_opt);
         t.register("xir-filecheck", filecheck);
         t.register("FileCheck", filecheck);
+        t.register("xir-to-spirv", xir_to_spirv);
+        // SPIRV-Tools' own programs (the `spirv-tools` feature gates the files that use
+        // them): the independent validator and disassembler the backend is checked by.
+        for tool in ["spirv-val", "spirv-dis"] {
+            if let Some(program) = super::features::which(tool) {
+                t.register(tool, ExternalCommand { program });
+            }
+        }
         t
     }
 
@@ -152,6 +160,15 @@ impl CommandTable {
 /// `xir-opt`, in-process. Its status 2 (internal error) counts as a crash.
 pub fn xir_opt(io: &mut Io<'_>) -> ExitStatus {
     let code = xir_driver::xir_opt_main(io.args, io.stdin, io.stdout, io.stderr);
+    ExitStatus {
+        code,
+        crashed: code == xir_driver::EXIT_INTERNAL_ERROR,
+    }
+}
+
+/// `xir-to-spirv`, in-process. Its status 2 (internal error) counts as a crash.
+pub fn xir_to_spirv(io: &mut Io<'_>) -> ExitStatus {
+    let code = xir_driver::spirv::xir_to_spirv_main(io.args, io.stdin, io.stdout, io.stderr, false);
     ExitStatus {
         code,
         crashed: code == xir_driver::EXIT_INTERNAL_ERROR,

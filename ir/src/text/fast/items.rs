@@ -32,7 +32,12 @@ impl<'s> Fast<'s> {
                 self.t.expect(Tok::Eq)?;
                 let h = self.ctx.const_head(v, ty, t.l);
                 let l = self.t.peek_l()?;
-                let r = self.lit()?;
+                // `= ;`: a zero-size constant has no bytes.
+                let r = if matches!(self.t.peek()?, Tok::Semi) {
+                    l
+                } else {
+                    self.lit()?
+                };
                 let e = self.t.expect(Tok::Semi)?;
                 self.ctx.finish_const(md, h, Span::new(l, r), e.r);
             }
@@ -334,9 +339,14 @@ impl<'s> Fast<'s> {
                 Tok::RBracket => return Ok(out),
                 Tok::Ident(k) => {
                     let key = (k, Span::new(t.l, t.r));
-                    let (val, r) = if self.t.eat(Tok::Eq)?.is_some() {
-                        let (v, r) = self.md_val()?;
-                        (Some(v), r)
+                    let (val, r) = if let Some(eq) = self.t.eat(Tok::Eq)? {
+                        if matches!(self.t.peek()?, Tok::Comma | Tok::RBracket) {
+                            // Upstream's empty name: `name = ` then `]` or `,`.
+                            (Some(MdV::Atom(("", Span::new(eq.r, eq.r)))), eq.r)
+                        } else {
+                            let (v, r) = self.md_val()?;
+                            (Some(v), r)
+                        }
                     } else {
                         (None, t.r)
                     };

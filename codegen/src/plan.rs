@@ -1,0 +1,440 @@
+//! Frozen plans computed before any SPIR-V is emitted: the kernel-reachable call graph
+//! (callee before caller), each function's structural closure, the typed-buffer layout
+//! decision and the fixed-point argument usage.
+//!
+//! Emission only reads these plans; it never rediscovers edges or usages.
+
+use crate::error::{Loc, Located};
+use rustc_hash::{FxHashMap, FxHashSet};
+use xir_ir::op::{AtomicOp, ResourceReadOp, ResourceWriteOp};
+use xir_ir::types::{TypeData, vector_layout};
+use xir_ir::{
+    ArgId, ArgKind, BlockId, FuncId, Function, FunctionKind, InstKind, Metadata, Module, Type,
+    Value,
+};
+
+/// Calls nested deeper than this are rejected (bounds the planner's work on hostile input).
+pub const MAX_CALL_DEPTH: usize = 1024;
+
+/// The display name of a function: its `name` metadata, else `%` and its position.
+pub fn function_name(module: &Module, f: FuncId) -> String {
+    let func = module.func(f);
+    for md in &func.metadata {
+        if let Metadata::Name(n) = md {
+            return n.clone();
+        }
+    }
+    let pos = module.func_order.iter().position(|&g| g == f).unwrap_or(0);
+    format!("{}_{}", func.kind.keyword(), pos)
+}
+
+/// Kernels of the module in order, with their names.
+pub fn kernels(module: &Module) -> Vec<(FuncId, String)> {
+    module
+        .func_order
+        .iter()
+        .copied()
+        .filter(|&f| matches!(module.func(f).kind, FunctionKind::Kernel { .. }))
+        .map(|f| (f, function_name(module, f)))
+        .collect()
+}
+
+/// Blocks of `func` in its structural closure: the ordinary CFG from the body plus every
+/// structured role block (merge, loop body/update) it owns, recursively.
+pub fn structural_closure(func: &Function) -> Vec<BlockId> {
+    let mut seen = FxHashSet::default();
+    let mut order = Vec::new();
+    let Some(body) = func.body else { return order };
+    let mut stack = vec![body];
+    while let Some(b) = stack.pop() {
+        if !func.has_block(b) || !seen.insert(b) {
+            continue;
+        }
+        order.push(b);
+        if let Some(t) = func.terminator(b) {
+            let inst = func.inst(t);
+            let mut succ: Vec<BlockId> = inst.operand_blocks().collect();
+            if !matches!(inst.kind, InstKind::Phi { .. }) {
+                succ.extend(inst.kind.side_blocks());
+            }
+            stack.extend(succ.into_iter().rev());
+        }
+    }
+    order
+}
+
+/// Direct callees of the instructions of `func`'s closure, in first-call order.
+fn callees(func: &Function) -> Vec<(FuncId, xir_ir::InstId)> {
+    let mut out = Vec::new();
+    for b in structural_closure(func) {
+        for &i in &func.blocks[b].insts {
+            let inst = func.inst(i);
+            if matches!(inst.kind, InstKind::Call)
+                && let Some(f) = inst.operands.first().and_then(|v| v.as_func())
+            {
+                out.push((f, i));
+            }
+        }
+    }
+    out
+}
+
+/// The kernel-reachable call graph, callee before caller (the kernel last). Recursion,
+/// calls of kernels and of external declarations are rejected.
+pub fn call_graph(module: &Module, kernel: FuncId) -> Result<Vec<FuncId>, Vec<Located>> {
+    // Iterative DFS with an explicit path for cycle detection.
+    let mut order = Vec::new();
+    let mut state: FxHashMap<FuncId, u8> = FxHashMap::default(); // 1 = on path, 2 = done
+    let mut errors = Vec::new();
+    let mut stack: Vec<(FuncId, Vec<(FuncId, xir_ir::InstId)>, usize)> = Vec::new();
+    state.insert(kernel, 1);
+    stack.push((kernel, callees(module.func(kernel)), 0));
+    while let Some((f, calls, next)) = stack.last_mut() {
+        if *next == calls.len() {
+            state.insert(*f, 2);
+            order.push(*f);
+            stack.pop();
+            continue;
+        }
+        let (callee, site) = calls[*next];
+        let caller = *f;
+        *next += 1;
+        let cf = module.func(callee);
+        match cf.kind {
+            FunctionKind::Callable => {}
+            FunctionKind::External => {
+                errors.push(
+                    Located::new(
+                        Loc::Inst(caller, site),
+                        format!(
+                            "call of external function {} has no SPIR-V definition",
+                            function_name(module, callee)
+                        ),
+                    )
+                    .help("the SPIR-V backend needs a definition of every reachable callable"),
+                );
+                continue;
+            }
+            _ => {
+                errors.push(Located::new(
+                    Loc::Inst(caller, site),
+                    format!(
+                        "call of {} {}: only callables can be called",
+                        cf.kind.keyword(),
+                        function_name(module, callee)
+                    ),
+                ));
+                continue;
+            }
+        }
+        match state.get(&callee) {
+            Some(1) => {
+                errors.push(Located::new(
+                    Loc::Inst(caller, site),
+                    format!(
+                        "recursive call of {}: SPIR-V has no recursion",
+                        function_name(module, callee)
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                if stack.len() >= MAX_CALL_DEPTH {
+                    errors.push(Located::new(
+                        Loc::Inst(caller, site),
+                        format!("call graph deeper than {MAX_CALL_DEPTH}"),
+                    ));
+                    continue;
+                }
+                state.insert(callee, 1);
+                stack.push((callee, callees(cf), 0));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(order)
+    } else {
+        Err(errors)
+    }
+}
+
+/// How a typed buffer's elements are stored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BufferRepr {
+    /// A runtime array of the laid-out element type (Vulkan standard layout matches the
+    /// host layout exactly).
+    Typed,
+}
+
+/// Why a host layout has no typed-SSBO equivalent (the seed's word-storage cases).
+pub fn typed_layout_problem(module: &Module, t: Type) -> Option<String> {
+    let ts = &module.types;
+    // (std430 base alignment, problem)
+    fn walk(module: &Module, t: Type, depth: usize) -> Result<u64, String> {
+        let ts = &module.types;
+        if depth > 64 {
+            return Err("type nesting too deep for a buffer layout".into());
+        }
+        match ts.get(t) {
+            TypeData::Scalar(k) => {
+                if *k == xir_ir::ScalarKind::Bool {
+                    return Err("bool has no storage-buffer representation".into());
+                }
+                Ok(k.size())
+            }
+            TypeData::Vector { elem, len } => {
+                let es = ts.scalar_kind(*elem).map(|k| k.size()).unwrap_or(4);
+                walk(module, *elem, depth + 1)?;
+                let vk_align = es * if *len == 2 { 2 } else { 4 };
+                let (_, host_align) = vector_layout(es, *len);
+                if vk_align != host_align {
+                    return Err(format!(
+                        "a {}-byte {len}-component vector is {vk_align}-byte aligned in Vulkan but {host_align}-byte aligned on the host",
+                        es
+                    ));
+                }
+                Ok(vk_align)
+            }
+            TypeData::Matrix { elem, n } => {
+                let es = ts.scalar_kind(*elem).map(|k| k.size()).unwrap_or(4);
+                let vk_align = es * if *n == 2 { 2 } else { 4 };
+                let (_, host_align) = vector_layout(es, *n);
+                if vk_align != host_align {
+                    return Err(
+                        "matrix column alignment differs between Vulkan and the host".into(),
+                    );
+                }
+                Ok(vk_align)
+            }
+            TypeData::Array { elem, len } => {
+                if *len == 0 {
+                    return Err("zero-length array".into());
+                }
+                let a = walk(module, *elem, depth + 1)?;
+                let stride = ts.size_of(*elem);
+                if stride == 0 || stride % a != 0 {
+                    return Err(format!(
+                        "array stride {stride} is not a multiple of the element's Vulkan alignment {a}"
+                    ));
+                }
+                Ok(a)
+            }
+            TypeData::Struct { members, .. } => {
+                let offs = ts.struct_offsets(t);
+                let mut al = 1;
+                for (m, off) in members.iter().zip(offs) {
+                    let a = walk(module, *m, depth + 1)?;
+                    if off % a != 0 {
+                        return Err(format!(
+                            "member offset {off} is not a multiple of its Vulkan alignment {a}"
+                        ));
+                    }
+                    al = al.max(a);
+                }
+                if members.is_empty() {
+                    return Err("empty structure".into());
+                }
+                Ok(al)
+            }
+            _ => Err("not a plain data type".into()),
+        }
+    }
+    match walk(module, t, 0) {
+        Err(e) => Some(e),
+        Ok(a) => {
+            let stride = ts.size_of(t);
+            if stride == 0 {
+                Some("zero-sized element".into())
+            } else if stride % a != 0 {
+                Some(format!(
+                    "element stride {stride} is not a multiple of its Vulkan alignment {a}"
+                ))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Per-argument usage bits.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Read (loads, buffer reads, atomics).
+    pub read: bool,
+    /// Written (stores, buffer writes, atomics).
+    pub write: bool,
+    /// Accessed by an atomic.
+    pub atomic: bool,
+    /// Accessed with a volatile read or write (needs Coherent).
+    pub volatile: bool,
+}
+
+impl Usage {
+    fn merge(&mut self, o: Usage) -> bool {
+        let before = *self;
+        self.read |= o.read;
+        self.write |= o.write;
+        self.atomic |= o.atomic;
+        self.volatile |= o.volatile;
+        before != *self
+    }
+    /// The reflection spelling.
+    pub fn name(self) -> &'static str {
+        match (self.read, self.write) {
+            (false, false) => "none",
+            (true, false) => "read",
+            (false, true) => "write",
+            (true, true) => "read_write",
+        }
+    }
+}
+
+/// Argument usage of every function of the graph, to a fixed point through calls.
+pub fn argument_usage(module: &Module, graph: &[FuncId]) -> FxHashMap<(FuncId, ArgId), Usage> {
+    let mut usage: FxHashMap<(FuncId, ArgId), Usage> = FxHashMap::default();
+    // Callee before caller means one sweep reaches the fixed point for an acyclic graph;
+    // the loop keeps the contract explicit should the order ever change.
+    loop {
+        let mut changed = false;
+        for &f in graph {
+            let func = module.func(f);
+            for b in structural_closure(func) {
+                for &i in &func.blocks[b].insts {
+                    let inst = func.inst(i);
+                    let base = inst.operands.first().and_then(|v| v.as_arg());
+                    let mut add =
+                        |a: ArgId, u: Usage, usage: &mut FxHashMap<(FuncId, ArgId), Usage>| {
+                            changed |= usage.entry((f, a)).or_default().merge(u);
+                        };
+                    match &inst.kind {
+                        InstKind::ResourceRead(op, _) => {
+                            if let Some(a) = base {
+                                let volatile = matches!(
+                                    op,
+                                    ResourceReadOp::BufferVolatileRead
+                                        | ResourceReadOp::ByteBufferVolatileRead
+                                );
+                                add(
+                                    a,
+                                    Usage {
+                                        read: true,
+                                        volatile,
+                                        ..Usage::default()
+                                    },
+                                    &mut usage,
+                                );
+                            }
+                        }
+                        InstKind::ResourceWrite(op, _) => {
+                            if let Some(a) = base {
+                                let volatile = matches!(
+                                    op,
+                                    ResourceWriteOp::BufferVolatileWrite
+                                        | ResourceWriteOp::ByteBufferVolatileWrite
+                                );
+                                add(
+                                    a,
+                                    Usage {
+                                        write: true,
+                                        volatile,
+                                        ..Usage::default()
+                                    },
+                                    &mut usage,
+                                );
+                            }
+                        }
+                        InstKind::ResourceQuery(..) => {
+                            if let Some(a) = base {
+                                add(a, Usage::default(), &mut usage);
+                            }
+                        }
+                        InstKind::Atomic(_) => {
+                            if let Some(a) = base {
+                                add(
+                                    a,
+                                    Usage {
+                                        read: true,
+                                        write: true,
+                                        atomic: true,
+                                        volatile: false,
+                                    },
+                                    &mut usage,
+                                );
+                            }
+                        }
+                        InstKind::Load => {
+                            if let Some(a) = base {
+                                add(
+                                    a,
+                                    Usage {
+                                        read: true,
+                                        ..Usage::default()
+                                    },
+                                    &mut usage,
+                                );
+                            }
+                        }
+                        InstKind::Store => {
+                            if let Some(a) = base {
+                                add(
+                                    a,
+                                    Usage {
+                                        write: true,
+                                        ..Usage::default()
+                                    },
+                                    &mut usage,
+                                );
+                            }
+                        }
+                        InstKind::Call => {
+                            let Some(callee) = inst.operands.first().and_then(|v| v.as_func())
+                            else {
+                                continue;
+                            };
+                            let cf = module.func(callee);
+                            for (k, v) in inst.operands[1..].iter().enumerate() {
+                                if let (Value::Arg(a), Some(&formal)) = (v, cf.arg_order.get(k)) {
+                                    let u =
+                                        usage.get(&(callee, formal)).copied().unwrap_or_default();
+                                    add(*a, u, &mut usage);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if !changed {
+            return usage;
+        }
+    }
+}
+
+/// Whether argument `a` of `f` is used at all (as any operand) in its closure.
+pub fn arg_is_used(func: &Function, a: ArgId) -> bool {
+    structural_closure(func).iter().any(|&b| {
+        func.blocks[b]
+            .insts
+            .iter()
+            .any(|&i| func.inst(i).operands.contains(&Value::Arg(a)))
+    })
+}
+
+/// Kernel argument kinds, for the ABI.
+pub fn is_resource_arg(func: &Function, a: ArgId) -> bool {
+    func.args[a].kind == ArgKind::Resource
+}
+
+/// Which atomic ops exist for floats natively (SPV_EXT_shader_atomic_float_add / _min_max);
+/// compare-exchange on floats would need word storage.
+pub fn float_atomic_native(op: AtomicOp) -> bool {
+    matches!(
+        op,
+        AtomicOp::Exchange
+            | AtomicOp::FetchAdd
+            | AtomicOp::FetchSub
+            | AtomicOp::FetchMin
+            | AtomicOp::FetchMax
+    )
+}
