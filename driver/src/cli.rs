@@ -120,9 +120,10 @@ pub struct Cli {
     )]
     pub print_analyses: Vec<String>,
 
-    /// Run these passes in order (comma-separated)
+    /// Run these passes in order (comma-separated; alias --pass-pipeline)
     #[arg(
         long,
+        alias = "pass-pipeline",
         value_name = "LIST",
         allow_hyphen_values = false,
         help_heading = "Pass pipeline options"
@@ -339,6 +340,7 @@ impl Cli {
     }
 
     fn parse_with(cmd: &mut clap::Command, args: &[String]) -> Result<Cli, clap::Error> {
+        let args = llvm_style_long_options(cmd, args);
         let argv = std::iter::once("xir-opt").chain(args.iter().map(String::as_str));
         let mut matches = cmd.try_get_matches_from_mut(argv)?;
         // As `Parser::try_parse_from` does: conversion errors are formatted for `cmd`.
@@ -352,6 +354,39 @@ impl Cli {
             Some(p) => p,
         }
     }
+}
+
+/// LLVM's tools spell long options with one dash (`-passes=dce`, `-help`, `-version`);
+/// clap knows only `--name`. Before parsing, an argument `-NAME` or `-NAME=VALUE` whose
+/// `NAME` is a long option (or alias) of `cmd` is rewritten to `--NAME…`. One-letter
+/// options (`-o`, `-h`), `-` (standard input), negative numbers and everything after
+/// `--` are left alone, so nothing that parsed before changes meaning. (clap has no
+/// setting for single-dash long options; this mapping is the documented alternative of
+/// pre-processing the argument list.)
+fn llvm_style_long_options(cmd: &clap::Command, args: &[String]) -> Vec<String> {
+    let is_long = |name: &str| {
+        cmd.get_arguments().any(|a| {
+            a.get_long() == Some(name) || a.get_all_aliases().is_some_and(|al| al.contains(&name))
+        })
+    };
+    let mut out = Vec::with_capacity(args.len());
+    let mut rest_positional = false;
+    for a in args {
+        if a == "--" {
+            rest_positional = true;
+        }
+        let single_dash_long = !rest_positional
+            && a.len() > 2
+            && a.starts_with('-')
+            && !a.starts_with("--")
+            && is_long(a[1..].split('=').next().unwrap_or(""));
+        out.push(if single_dash_long {
+            format!("-{a}")
+        } else {
+            a.clone()
+        });
+    }
+    out
 }
 
 #[cfg(test)]
@@ -392,6 +427,41 @@ mod tests {
         assert_eq!(c.passes.as_deref(), Some("a,b"));
         assert_eq!(c.verify_options.as_deref(), Some("require-no-phi"));
         assert!(c.debug_info && c.verify_each && c.split_input_file && c.verify_diagnostics);
+    }
+
+    #[test]
+    fn llvm_style_single_dash_long_options() {
+        let c = parse(&["-passes=dce", "-o", "out.xir", "-emit=xir-flat", "in.xir"]).unwrap();
+        assert_eq!(c.passes.as_deref(), Some("dce"));
+        assert_eq!(c.output.as_deref(), Some("out.xir"));
+        assert_eq!(c.emit, Emit::XirFlat);
+        assert_eq!(c.input.as_deref(), Some("in.xir"));
+        let c = parse(&["-print-after", "dce", "-bisect-limit", "-1"]).unwrap();
+        assert_eq!(c.print_after, vec!["dce".to_string()]);
+        assert_eq!(c.bisect_limit, Some(-1));
+        use clap::error::ErrorKind;
+        assert_eq!(
+            parse(&["-help"]).unwrap_err().kind(),
+            ErrorKind::DisplayHelp
+        );
+        assert_eq!(
+            parse(&["-version"]).unwrap_err().kind(),
+            ErrorKind::DisplayVersion
+        );
+        // After `--`, a single-dash word is a file name.
+        let c = parse(&["--", "-passes"]).unwrap();
+        assert_eq!(c.input.as_deref(), Some("-passes"));
+        assert!(c.passes.is_none());
+        // A single-dash word that is no long option stays an error.
+        assert!(parse(&["-nosuchoption"]).is_err());
+    }
+
+    #[test]
+    fn pass_pipeline_is_an_alias_of_passes() {
+        let c = parse(&["--pass-pipeline=dce,cse"]).unwrap();
+        assert_eq!(c.passes.as_deref(), Some("dce,cse"));
+        let c = parse(&["-pass-pipeline=dce"]).unwrap();
+        assert_eq!(c.passes.as_deref(), Some("dce"));
     }
 
     #[test]

@@ -135,7 +135,7 @@ impl Rendered {
 impl Outcome {
     fn usage_error(msg: impl std::fmt::Display) -> Outcome {
         Outcome {
-            err: format!("error: {msg}\n"),
+            err: format!("xir-opt: error: {msg}\n"),
             code: EXIT_USER_ERROR,
             ..Outcome::default()
         }
@@ -559,8 +559,9 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
                     out: Rendered::Bytes(text.into_bytes()),
                     ..Outcome::default()
                 },
+                // clap's "error: …" has no location: name the tool, as LLVM's do.
                 _ => Outcome {
-                    err: text,
+                    err: format!("xir-opt: {text}"),
                     code: EXIT_USER_ERROR,
                     ..Outcome::default()
                 },
@@ -570,7 +571,12 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
     let pipeline_error = |e: PipelineError| match e {
         PipelineError::Usage(m) => Outcome::usage_error(m),
         PipelineError::Rendered(m) => Outcome {
-            err: m,
+            // A rendered error with a location starts with it; one without names the tool.
+            err: if m.starts_with("error:") {
+                format!("xir-opt: {m}")
+            } else {
+                m
+            },
             code: EXIT_USER_ERROR,
             ..Outcome::default()
         },
@@ -743,9 +749,10 @@ fn run(args: &[String], stdin: &[u8]) -> Outcome {
                     outcome.code = EXIT_USER_ERROR;
                 }
                 Err(e) => {
-                    outcome
-                        .err
-                        .push_str(&format!("error: cannot write '{path}': {}\n", io_msg(&e)));
+                    outcome.err.push_str(&format!(
+                        "xir-opt: error: cannot write '{path}': {}\n",
+                        io_msg(&e)
+                    ));
                     outcome.code = EXIT_USER_ERROR;
                 }
             }

@@ -115,7 +115,10 @@ pub fn check_pipeline(cli: &Cli) -> Result<(), PipelineError> {
             "--bisect-limit must be -1 or a non-negative number, got {n}"
         )));
     }
-    load(cli).map(|_| ())
+    match load(cli)? {
+        Some(p) => check_print_names(cli, &p),
+        None => Ok(()),
+    }
 }
 
 /// The real verifier, with upstream's kebab-case option flags.
@@ -153,6 +156,50 @@ fn run_options(cli: &Cli) -> RunOptions {
     }
 }
 
+/// Every `--print-before=`/`--print-after=` name must name a pass, label or path of the
+/// pipeline (a path may carry `[iter k]`): a misspelt name would otherwise print nothing,
+/// silently.
+fn check_print_names(cli: &Cli, p: &Pipeline) -> Result<(), PipelineError> {
+    let leaves = p.leaves();
+    for (flag, names) in [
+        ("--print-before", &cli.print_before),
+        ("--print-after", &cli.print_after),
+    ] {
+        for name in names {
+            let static_path = strip_iterations(name);
+            let known = leaves
+                .iter()
+                .any(|l| &l.pass == name || &l.display == name || l.path == static_path);
+            if !known {
+                let names: Vec<&str> = leaves.iter().map(|l| l.display.as_str()).collect();
+                return Err(PipelineError::Usage(format!(
+                    "{flag}: '{name}' is not a pass, label or path of the pipeline (it runs: {})",
+                    names.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A run-time path (`a/b[iter 2]/c`) without its `[iter k]` parts.
+fn strip_iterations(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(i) = rest.find("[iter ") {
+        out.push_str(&rest[..i]);
+        match rest[i..].find(']') {
+            Some(j) => rest = &rest[i + j + 1..],
+            None => {
+                rest = &rest[i..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn print_flags(cli: &Cli) -> PrintFlags {
     PrintFlags {
         before_all: cli.print_before_all,
@@ -188,6 +235,7 @@ pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<
     let Some(p) = load(cli)? else {
         return Ok(());
     };
+    check_print_names(cli, &p)?;
     let input = cli.crash_reproducer.as_ref().map(|_| module.clone());
     let flags = print_flags(cli);
     if let Some(dir) = &flags.dump_dir {
@@ -229,7 +277,7 @@ pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<
         }
         _ => crate::EXIT_USER_ERROR,
     };
-    let mut message = format!("error: {}\n", f.message.trim_end());
+    let mut message = format!("xir-opt: error: {}\n", f.message.trim_end());
     if let (Some(path), Some(index), Some(input)) = (&cli.crash_reproducer, f.index, input) {
         match write_reproducer(cli, &p, input, &f, index, path) {
             Ok(()) => message.push_str(&format!("note: reproducer written to '{path}'\n")),

@@ -98,7 +98,7 @@ fn unknown_pass_and_pipeline_fail_before_reading_input() {
     assert_eq!(r.code, 1);
     assert!(
         r.err
-            .starts_with("error: no pipeline named 'no-such-pipeline'\n"),
+            .starts_with("xir-opt: error: no pipeline named 'no-such-pipeline'\n"),
         "{}",
         r.err
     );
@@ -109,8 +109,9 @@ fn bad_verify_options() {
     let r = opt(&["--verify-options=require-no-phy"], b"");
     assert_eq!(r.code, 1);
     assert!(
-        r.err
-            .starts_with("error: --verify-options: unknown verifier option `require-no-phy`"),
+        r.err.starts_with(
+            "xir-opt: error: --verify-options: unknown verifier option `require-no-phy`"
+        ),
         "{}",
         r.err
     );
@@ -122,11 +123,14 @@ fn unreadable_input() {
     assert_eq!((r.code, r.out.as_str()), (1, ""));
     assert_eq!(
         r.err,
-        "error: cannot read '/no/such/file.xir': No such file or directory\n"
+        "xir-opt: error: cannot read '/no/such/file.xir': No such file or directory\n"
     );
     let r = opt(&[], b"module;\n\xff\n");
     assert_eq!(r.code, 1);
-    assert_eq!(r.err, "error: <stdin> is not valid UTF-8 (byte offset 8)\n");
+    assert_eq!(
+        r.err,
+        "xir-opt: error: <stdin> is not valid UTF-8 (byte offset 8)\n"
+    );
 }
 
 #[test]

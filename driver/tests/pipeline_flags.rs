@@ -166,7 +166,7 @@ fn exit_statuses_tell_failures_apart() {
     assert_eq!(code, EXIT_INVALID_IR);
     assert!(
         msg.starts_with(
-            "error: the module is invalid after pass 'test-break-verifier' (invocation 1):"
+            "xir-opt: error: the module is invalid after pass 'test-break-verifier' (invocation 1):"
         ),
         "{msg}"
     );
@@ -177,7 +177,7 @@ fn exit_statuses_tell_failures_apart() {
     assert_eq!(code, xir_driver::EXIT_USER_ERROR);
     assert_eq!(
         msg,
-        "error: pass 'test-refuse' (invocation 1) refused: test-refuse always declines\n"
+        "xir-opt: error: pass 'test-refuse' (invocation 1) refused: test-refuse always declines\n"
     );
     let (_, log, r) = run(&["--passes=test-refuse"]);
     assert!(r.is_ok());
@@ -296,4 +296,26 @@ fn environment_variables_reach_the_binary() {
         .unwrap();
     assert!(out.stderr.is_empty(), "only exactly 1 enables tracing");
     std::fs::remove_file(&input).ok();
+}
+
+#[test]
+fn print_before_after_names_must_exist() {
+    // A misspelt name was silently ignored (issue 15, item 13).
+    let (_, log, r) = run(&["--passes=test-never-change", "--print-after=NOSUCHPASS"]);
+    match r {
+        Err(PipelineError::Usage(m)) => assert!(
+            m.starts_with("--print-after: 'NOSUCHPASS' is not a pass, label or path of the pipeline (it runs: test-never-change)"),
+            "{m}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(log, "");
+    let (_, _, r) = run(&["--passes=test-never-change", "--print-before=nope"]);
+    assert!(matches!(r, Err(PipelineError::Usage(_))), "{r:?}");
+    // Pass names, labels and paths (with or without `[iter k]`) are accepted.
+    let (_, _, r) = run(&[
+        "--passes=test-never-change",
+        "--print-after=test-never-change",
+    ]);
+    assert!(r.is_ok(), "{r:?}");
 }

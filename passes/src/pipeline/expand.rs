@@ -186,17 +186,24 @@ impl<'a> Loader<'a> {
     }
 
     fn resolve_root(&self, name_or_path: &str) -> Result<(String, Rc<Source>), LoadError> {
-        if super::library::is_path(name_or_path)
-            && let Err(e) = std::fs::metadata(name_or_path)
-        {
-            let d = Diagnostic::error(
-                format!(
+        if super::library::is_path(name_or_path) {
+            // A file that cannot be read (missing, a directory, no permission) or is not
+            // UTF-8 is reported as such, not as "no pipeline named …".
+            let message = match std::fs::read(name_or_path) {
+                Err(e) => Some(format!(
                     "cannot read pipeline file '{name_or_path}': {}",
                     io_message(&e)
-                ),
-                None,
-            );
-            return Err(LoadError::one(None, d));
+                )),
+                Ok(bytes) => std::str::from_utf8(&bytes).err().map(|e| {
+                    format!(
+                        "pipeline file '{name_or_path}' is not valid UTF-8 (byte offset {})",
+                        e.valid_up_to()
+                    )
+                }),
+            };
+            if let Some(m) = message {
+                return Err(LoadError::one(None, Diagnostic::error(m, None)));
+            }
         }
         self.library.resolve(name_or_path, None).ok_or_else(|| {
             let mut d = Diagnostic::error(format!("no pipeline named '{name_or_path}'"), None);

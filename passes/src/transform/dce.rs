@@ -61,7 +61,7 @@ pub struct Dce;
 
 crate::declare_pass! {
     Dce: function pass "dce" {
-        summary: "Remove unused side-effect-free instructions, write-only allocas and unreachable code",
+        summary: "Remove unused side-effect-free instructions and write-only allocas; fold a constant cond_br (not structured if/switch) and drop unreachable code",
         form: Either,
         counters: DceCounters {
             /// Instructions removed (including folded branches and emptied payloads).

@@ -55,7 +55,7 @@ pub struct SimplifyCfg;
 
 crate::declare_pass! {
     SimplifyCfg: function pass "simplify-cfg" {
-        summary: "Fold constant branches, thread empty blocks, merge straight-line chains, drop unreachable blocks",
+        summary: "Fold constant cond_br/indexed_branch (not structured if/switch), thread empty blocks, merge straight-line chains, drop unreachable blocks",
         form: Either,
         counters: SimplifyCfgCounters {
             /// `cond_br` on a constant (or with equal targets) folded to `br` (rule 1).

@@ -129,7 +129,7 @@ pub fn near_miss(sm: &SourceMgr, at: Loc, pat: &Pattern, example: &[u8]) -> Opti
     if cand == pat_s {
         return None;
     }
-    let kind = if pat.fixed.is_some() {
+    let kind = if pat.fixed.is_some() || !pat.substs.is_empty() {
         "pattern"
     } else {
         "regex"

@@ -5,7 +5,7 @@
 //! constraint, then an expression of `+`/`-` binary operations over literals, variables,
 //! parenthesised expressions and calls of `add sub mul div min max`.
 
-use crate::numeric::{Ast, FmtKind, Format, Op, Vars};
+use crate::numeric::{Ast, FmtKind, Format, MAX_PRECISION, Op, Vars};
 use crate::source::Loc;
 
 /// A parse error at a location.
@@ -399,7 +399,15 @@ impl<'a> ExprParser<'a> {
             let alt = self.eat(&mut f, b"#");
             if self.eat(&mut f, b".") {
                 match self.consume_integer(&mut f, 10) {
-                    Some(v) if v <= u32::MAX as i128 => precision = v as u32,
+                    Some(v) if v <= MAX_PRECISION as i128 => precision = v as u32,
+                    Some(v) if v <= u32::MAX as i128 => {
+                        return self.err(
+                            f.p,
+                            format!(
+                                "precision {v} in format specifier exceeds the limit of {MAX_PRECISION}"
+                            ),
+                        );
+                    }
                     _ => return self.err(f.p, "invalid precision in format specifier"),
                 }
             }

@@ -149,17 +149,20 @@ impl<'a> Matcher<'a> {
         }
     }
 
-    fn regex(&mut self, src: String, icase: bool) -> Rc<Re> {
+    /// The compiled regex for `src`, cached. A regex the engine refuses (one over its
+    /// size limit, such as nested counted repetitions) is an error of the pattern at
+    /// `pat`, reported like any other invalid pattern: never a panic.
+    fn regex(&mut self, pat: &Pattern, src: String, icase: bool) -> Result<Rc<Re>, MatchErr> {
         let key = (src, icase);
         if let Some(r) = self.cache.get(&key) {
-            return r.clone();
+            return Ok(r.clone());
         }
         let re = Rc::new(
             Re::new(&key.0, icase)
-                .unwrap_or_else(|e| panic!("internal regex error: {e}: {}", key.0)),
+                .map_err(|e| MatchErr::Invalid(vec![(pat.loc, format!("invalid regex: {e}"))]))?,
         );
         self.cache.insert(key, re.clone());
-        re
+        Ok(re)
     }
 
     fn subst_value(&self, pat: &Pattern, i: usize) -> Result<Vec<u8>, Vec<(Loc, String)>> {
@@ -259,7 +262,7 @@ impl<'a> Matcher<'a> {
                     .map(|p| (s + p, s + p + f.len()))
                     .ok_or(MatchErr::NotFound);
             }
-            let re = self.regex(escape(f), true);
+            let re = self.regex(pat, escape(f), true)?;
             return re
                 .find(hay, 0)
                 .map(|(a, b)| (s + a, s + b))
@@ -269,7 +272,7 @@ impl<'a> Matcher<'a> {
         let src = self
             .build(pat, &HashMap::new())
             .map_err(MatchErr::Invalid)?;
-        let re = self.regex(src, pat.ignore_case);
+        let re = self.regex(pat, src, pat.ignore_case)?;
         let names: Vec<String> = (0..pat.defs.len()).map(|i| format!("d{i}")).collect();
         let (ms, me, caps) = if !pat.has_backref {
             let Some((ms, me)) = re.find(hay, 0) else {
@@ -297,7 +300,7 @@ impl<'a> Matcher<'a> {
                     }
                 }
                 let vsrc = self.build(pat, &fixed).map_err(MatchErr::Invalid)?;
-                let vre = self.regex(vsrc, pat.ignore_case);
+                let vre = self.regex(pat, vsrc, pat.ignore_case)?;
                 if let Some((vs, ve)) = vre.find_anchored(hay, ms) {
                     let vcaps = vre.captures(hay, vs, ve, &names);
                     break (vs, ve, vcaps);
@@ -543,12 +546,33 @@ impl<'a> Matcher<'a> {
                 "possible intended match here",
                 &[],
             );
+            // The note shows a pattern with substitutions (`[[@LINE+1]]`, `[[VAR]]`) as
+            // written: LLVM's regex text, used for the search above, leaves them out.
+            let shown = if pat.substs.is_empty() {
+                example
+            } else {
+                self.written(pat)
+            };
             if self.near_miss
-                && let Some(text) = diag::near_miss(self.sm, self.at(at), pat, &example)
+                && let Some(text) = diag::near_miss(self.sm, self.at(at), pat, &shown)
             {
                 self.err.extend_from_slice(text.as_bytes());
             }
         }
+    }
+
+    /// The pattern's text as written in the check file (to the end of its line, without
+    /// trailing blanks).
+    fn written(&self, pat: &Pattern) -> Vec<u8> {
+        let src = &self.sm.bufs[pat.loc.buf];
+        let (line, _) = src.line_col(pat.loc.off);
+        let (_, le) = src.line_range(line);
+        let text = &src.text[pat.loc.off..le.max(pat.loc.off)];
+        let end = text
+            .iter()
+            .rposition(|c| !c.is_ascii_whitespace())
+            .map_or(0, |i| i + 1);
+        text[..end].to_vec()
     }
 
     fn report(

@@ -21,6 +21,13 @@ pub enum FmtKind {
     HexLower,
 }
 
+/// The largest `.N` precision a numeric format may have. LLVM's regex engine refuses a
+/// counted repetition over 255 (`RE_DUP_MAX`), so its wildcard for a larger precision
+/// never matches; its substituted value is a string of that many digits. A bound keeps
+/// both finite: `[[#%.100000000x,N:0]]` would otherwise render, escape and compile a
+/// 100 MB regex. 4096 digits is far beyond any real check.
+pub const MAX_PRECISION: u32 = 4096;
+
 /// A numeric format: kind, `.N` precision and `#` alternate form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Format {

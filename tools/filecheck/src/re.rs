@@ -119,6 +119,19 @@ fn syn(icase: bool) -> syntax::Config {
         .utf8(false)
 }
 
+/// An error with its chain of causes (`regex-automata`'s top-level message alone,
+/// "error building NFA", does not say that a size limit was exceeded).
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut msg = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        msg.push_str(": ");
+        msg.push_str(&c.to_string());
+        cause = c.source();
+    }
+    msg
+}
+
 impl Re {
     /// Compiles a Rust-syntax regex (as produced by [`crate::ere`]).
     pub fn new(src: &str, icase: bool) -> Result<Re, String> {
@@ -130,7 +143,7 @@ impl Re {
                     .syntax(syn(icase))
                     .configure(meta_config())
                     .build_from_hir(&hir)
-                    .map_err(|e| e.to_string())?,
+                    .map_err(|e| with_causes(&e))?,
             ),
         };
         Ok(Re {

@@ -130,6 +130,24 @@ fn near_miss_diff_is_rendered() {
 }
 
 #[test]
+fn near_miss_keeps_substitutions_as_written() {
+    // LLVM's regex text for this pattern is `t\.x::3: err` (the `[[@LINE+1]]` left out);
+    // the note shows the pattern as written (issue 15, item 15).
+    let cf = CheckFile::parse("CHECK: t.x:[[@LINE+1]]:3: err\n", &Options::default()).unwrap();
+    let f = cf.check(b"other\nt.x:9:3: err\n").unwrap_err();
+    assert!(
+        f.message.contains("pattern: t.x:[[@LINE+1]]:3: err"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.message.contains("near miss differs from the pattern"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
 fn near_miss_can_be_disabled() {
     let o = Options {
         no_near_miss_diff: true,

@@ -655,6 +655,58 @@ fc!(
 );
 fc!(num_bad_alt, "CHECK: [[#%#u,N:]]\n", "1\n", [], Bad(1));
 fc!(num_bad_precision, "CHECK: [[#%.u,N:]]\n", "1\n", [], Bad(1));
+// Bounds (issue 15, item 7): a precision over the limit is a check-file error, not a
+// panic or a 100 MB regex; a regex over the engine's size limit is an error of its
+// pattern (exit 1, as FileCheck-19), not a panic.
+fc!(
+    num_precision_at_limit,
+    "CHECK: [[#%.4096x,N:]]\n",
+    "1\n",
+    [],
+    Fail(1)
+);
+fc!(
+    num_precision_over_limit,
+    "CHECK: [[#%.4097x,N:]]\n",
+    "1\n",
+    [],
+    Bad(1)
+);
+fc!(
+    num_precision_million,
+    "CHECK: [[#%.1000000x,N:0]]\n",
+    "0\n",
+    [],
+    Bad(1)
+);
+fc!(
+    num_precision_huge,
+    "CHECK: [[#%.100000000x,N:0]]\n",
+    "0\n",
+    [],
+    Bad(1)
+);
+fc!(
+    regex_over_size_limit,
+    "CHECK: {{((a{1,100}){1,100}){1,100}b}}\n",
+    "aab\n",
+    [],
+    Fail(1)
+);
+fc!(
+    regex_over_size_limit_not,
+    "CHECK: x\nCHECK-NOT: {{((a{1,100}){1,100}){1,100}b}}\n",
+    "x\naab\n",
+    [],
+    Fail(2)
+);
+fc!(
+    regex_over_size_limit_dag,
+    "CHECK-DAG: {{((a{1,100}){1,100}){1,100}b}}\n",
+    "aab\n",
+    [],
+    Fail(1)
+);
 fc!(num_pseudo_def, "CHECK: [[#@LINE:]]\n", "1\n", [], Bad(1));
 fc!(num_bad_pseudo, "CHECK: [[#@FOO]]\n", "1\n", [], Bad(1));
 fc!(num_line_plain, "\nCHECK: [[#@LINE]]\n", "2\n", [], Pass);

@@ -81,9 +81,13 @@ pub struct ReduceCli {
     #[arg(long, value_name = "N", help_heading = "Reduction")]
     pub bisect_limit: Option<u64>,
 
-    /// Strategies to run, comma-separated (default: all, in this order):
-    /// functions,blocks,unreachable-blocks,instructions,arguments,operands-zero,operands-undef,types,metadata,constants
-    #[arg(long, value_name = "LIST", help_heading = "Reduction")]
+    /// Strategies to run (the help text lists them, from `Strategy::ALL`)
+    #[arg(
+        long,
+        value_name = "LIST",
+        help = strategies_help(),
+        help_heading = "Reduction"
+    )]
     pub strategies: Option<String>,
 
     /// Stop after this many rounds
@@ -166,7 +170,15 @@ fn run(
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match Strategy::from_name(name) {
                 Some(s) => v.push(s),
-                None => return usage(stderr, format!("unknown strategy '{name}'")),
+                None => {
+                    return usage(
+                        stderr,
+                        format!(
+                            "unknown strategy '{name}' (valid strategies: {})",
+                            strategy_names()
+                        ),
+                    );
+                }
             }
         }
         opts.strategies = v;
@@ -416,4 +428,17 @@ impl Oracle for OwnedPredicateOracle {
     fn runner(&self) -> &dyn OptRunner {
         self.runner.as_ref()
     }
+}
+
+/// Every strategy name, comma-separated, in the order a round runs them.
+fn strategy_names() -> String {
+    Strategy::ALL.map(Strategy::name).join(",")
+}
+
+/// The `--strategies` help, listing the real strategies (from [`Strategy::ALL`]).
+fn strategies_help() -> String {
+    format!(
+        "Strategies to run, comma-separated (default: all, in this order): {}",
+        strategy_names()
+    )
 }

@@ -1,0 +1,4 @@
+pipeline latin1 {
+    # café
+    dce
+}
