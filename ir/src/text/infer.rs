@@ -108,6 +108,15 @@ pub fn infer_operand_type_interning(
     if let Some(t) = expected_operand_type(&ModuleContext { module, f }, inst, index) {
         return Some(t);
     }
+    // A `bool` position (a `cond_br`/`if` condition, an `assert`): the printer leaves the
+    // declaration out because its module has `bool`, which the text may never mention.
+    let bool_data = TypeData::Scalar(ScalarKind::Bool);
+    if module.types.find(&bool_data).is_none() {
+        module.types.intern(bool_data);
+        if let Some(t) = expected_operand_type(&ModuleContext { module, f }, inst, index) {
+            return Some(t);
+        }
+    }
     match default_want(module, f, inst, index)? {
         Want::Have(t) => Some(t),
         Want::Make(d) => Some(module.types.intern(d)),
