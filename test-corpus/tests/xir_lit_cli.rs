@@ -17,9 +17,11 @@ fn xir_lit(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// A directory with two passing tests and two failing ones.
-fn suite() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("xir-lit-cli-{}", std::process::id()));
+/// A directory with two passing tests and two failing ones. Each test gets its own
+/// directory: the tests run concurrently, and rewriting a shared file while another
+/// test's xir-lit reads it made that test see an empty file (CI, session 5).
+fn suite(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("xir-lit-cli-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     for (name, ok) in [
         ("a-pass", true),
@@ -47,7 +49,7 @@ fn missing_path_and_empty_selection_are_errors() {
     let (code, _, err) = xir_lit(&[empty.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("did not discover any tests"), "{err}");
-    let d = suite();
+    let d = suite("missing");
     let (code, _, err) = xir_lit(&["--filter", "zzz", d.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(
@@ -58,7 +60,7 @@ fn missing_path_and_empty_selection_are_errors() {
 
 #[test]
 fn unknown_options_are_errors() {
-    let d = suite();
+    let d = suite("unknown");
     for bad in ["--bogus", "-k", "--timeout=x"] {
         let (code, out, err) = xir_lit(&[bad, d.to_str().unwrap()]);
         assert_eq!(code, 2, "{bad}: {out}{err}");
@@ -70,7 +72,7 @@ fn unknown_options_are_errors() {
 
 #[test]
 fn filter_max_failures_and_quiet() {
-    let d = suite();
+    let d = suite("filter");
     let p = d.to_str().unwrap();
     let (code, out, _) = xir_lit(&["--filter=pass", p]);
     assert_eq!((code, out.trim_end()), (0, "2 passed, 0 failed, 0 skipped"));
