@@ -571,7 +571,7 @@ impl Gen<'_> {
         let (slot, et) = match self.m.types.get(t).clone() {
             TypeData::Array { elem, len } => {
                 let x = self.pick_val(K::U32);
-                let m = self.konst(K::U32, len as u64 - 1);
+                let m = self.konst(K::U32, len - 1);
                 let idx = self.arith(A::BinaryBitAnd, K::U32, vec![x, m]);
                 (
                     Value::Inst(self.ins(InstKind::Gep, Some(elem), vec![p, idx])),
