@@ -30,7 +30,7 @@ pub const PLAIN_CONTEXT: &str = "lower-break-continue,destructure-cfg,mem2reg";
 pub const READ_ONLY: &[&str] = &["audit-reg2mem-spills", "pipeline O0"];
 
 /// Structured → plain CFG → optimised → structured again.
-pub const ROUND_TRIP: &str = "lower-break-continue,destructure-cfg,mem2reg,fixed-point(max=4){const-fold,dce,simplify-cfg,phi-cleanup},restructure-cfg,dce";
+pub const ROUND_TRIP: &str = "lower-break-continue,destructure-cfg,mem2reg,fixed-point(max=8){const-fold,dce,simplify-cfg,phi-cleanup},restructure-cfg,dce";
 
 /// One pipeline under test.
 pub struct Subject {
