@@ -12,12 +12,14 @@ crate::pass_registry! {
     /// Every real (non-test) pass implemented in this crate.
     static PASSES (test_only: false, direct) = [
         audit_reg2mem_spills::AuditReg2MemSpills,
+        autodiff::Autodiff,
         const_fold::ConstFold,
         dce::Dce,
         destructure_cfg::DestructureCfg,
         lower_break_continue::LowerBreakContinue,
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
+        promote_ref_arg::PromoteRefArg,
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         simplify_cfg::SimplifyCfg,
@@ -31,10 +33,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "algebraic-simplify",
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
-    ),
-    (
-        "autodiff",
-        "Lowers autodiff scopes to explicit derivative code.",
     ),
     (
         "canonicalize-spirv-one-shot-loops",
@@ -166,10 +164,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "outline",
         "Outlining (an explicit unsupported no-op upstream).",
-    ),
-    (
-        "promote-ref-arg",
-        "Turns read-only reference arguments into value arguments.",
     ),
     ("reassociate", "Reassociates commutative arithmetic."),
     (

@@ -1,8 +1,9 @@
 //! Helpers shared by several passes (never passes themselves): batched editing
-//! ([`edit`]), memory-effect classification ([`effects`]), constant creation and reading
+//! ([`edit`]), the call graph ([`calls`]), memory-effect classification ([`effects`]), constant creation and reading
 //! ([`constant`]), the constant evaluator shared by `const-fold` and `sccp`
 //! ([`const_eval`]), phi utilities ([`phi`]) and constant-aware reachability ([`reach`]).
 
+pub mod calls;
 pub mod const_eval;
 pub mod constant;
 pub mod edit;
