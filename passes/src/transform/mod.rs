@@ -16,6 +16,7 @@ crate::pass_registry! {
         const_fold::ConstFold,
         dce::Dce,
         destructure_cfg::DestructureCfg,
+        inline_spirv_pointer_args::InlineSpirvPointerArgs,
         lower_break_continue::LowerBreakContinue,
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
@@ -101,10 +102,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Inlines every non-recursive call, leaf first.",
     ),
     ("inline-call-sites", "Inlines a chosen set of call sites."),
-    (
-        "inline-spirv-pointer-args",
-        "Legalizes calls that pass pointers for SPIR-V.",
-    ),
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
