@@ -16,6 +16,7 @@ crate::pass_registry! {
         const_fold::ConstFold,
         dce::Dce,
         destructure_cfg::DestructureCfg,
+        fix_self_referential::FixSelfReferential,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
         lower_break_continue::LowerBreakContinue,
         mem2reg::Mem2Reg,
@@ -75,10 +76,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "fast-math-simplify",
         "Float simplifications valid only under fast math.",
-    ),
-    (
-        "fix-self-referential",
-        "Repairs `insert` instructions that use their own result.",
     ),
     (
         "fuse-consecutive-buffer-reads",
