@@ -42,7 +42,7 @@
 //! implementation can produce.
 //!
 //! **Report keys:** `planned_pointer_call` (sites selected, over all rounds),
-//! `inlined_call`, `multi_block_inlined_call`, `pruned_unreachable_callable`,
+//! `inlined_call`, `pruned_unreachable_callable`,
 //! `argument_usage_analysis` (rounds analysed), `remaining_pointer_call` (on refusal),
 //! `rejected_malformed_call`, `skipped_recursive_callable`, `skipped_structured_call`,
 //! `skipped_constrained_call`, `skipped_metadata_call`.
@@ -76,8 +76,6 @@ crate::declare_pass! {
             planned_pointer_call: Nothing,
             /// Calls inlined.
             inlined_call: Instructions,
-            /// Of those, callees with several blocks.
-            multi_block_inlined_call: ControlFlow,
             /// Callables removed after losing their last call (their blocks go too).
             pruned_unreachable_callable: ControlFlow,
             /// Usage analyses run (one per round).
@@ -94,6 +92,10 @@ crate::declare_pass! {
             skipped_constrained_call: Nothing,
             /// Refusal: the call's metadata has no owner after inlining.
             skipped_metadata_call: Nothing,
+        }
+        internal {
+            /// Inlines of callees with several blocks (they change the control flow).
+            multi_block_inlined_call: ControlFlow,
         }
     }
 }

@@ -17,6 +17,7 @@ crate::pass_registry! {
         dce::Dce,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
+        inline_all::InlineAll,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
         lower_break_continue::LowerBreakContinue,
         mem2reg::Mem2Reg,
@@ -93,10 +94,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "inline",
         "Heuristic inlining (single call site, or small callees).",
-    ),
-    (
-        "inline-all",
-        "Inlines every non-recursive call, leaf first.",
     ),
     ("inline-call-sites", "Inlines a chosen set of call sites."),
     (
