@@ -43,7 +43,7 @@
 //!
 //! **Report keys:** `planned_pointer_call` (sites selected, over all rounds),
 //! `inlined_call`, `pruned_unreachable_callable`,
-//! `argument_usage_analysis` (rounds analysed), `remaining_pointer_call` (on refusal),
+//! `argument_usage_analysis` (rounds analysed; none without calls), `remaining_pointer_call` (on refusal),
 //! `rejected_malformed_call`, `skipped_recursive_callable`, `skipped_structured_call`,
 //! `skipped_constrained_call`, `skipped_metadata_call`.
 //!
@@ -113,6 +113,9 @@ impl Pass for InlineSpirvPointerArgs {
         loop {
             let m = work.as_ref().unwrap_or(module);
             let graph = CallGraph::compute(m);
+            if graph.sites.is_empty() {
+                break;
+            }
             let reachable = kernel_reachable(m, &graph);
             let usage = resource_usage(m, &reachable);
             c.argument_usage_analysis += 1;
