@@ -80,6 +80,7 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         DirectPass::Autodiff
         | DirectPass::PromoteRefArg
         | DirectPass::InlineAll
+        | DirectPass::InlineCallSites
         | DirectPass::InlineSpirvPointerArgs
         | DirectPass::FixSelfReferential => (Source::Large, &[]),
         DirectPass::RestructureCfg => (
@@ -139,6 +140,7 @@ measured! {
     measured_pass_autodiff: Autodiff,
     measured_pass_promote_ref_arg: PromoteRefArg,
     measured_pass_inline_all: InlineAll,
+    measured_pass_inline_call_sites: InlineCallSites,
     measured_pass_inline_spirv_pointer_args: InlineSpirvPointerArgs,
     measured_pass_fix_self_referential: FixSelfReferential,
 }

@@ -18,6 +18,7 @@ crate::pass_registry! {
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
         inline_all::InlineAll,
+        inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
         lower_break_continue::LowerBreakContinue,
         mem2reg::Mem2Reg,
@@ -95,7 +96,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "inline",
         "Heuristic inlining (single call site, or small callees).",
     ),
-    ("inline-call-sites", "Inlines a chosen set of call sites."),
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
