@@ -307,8 +307,14 @@ fn process_chunk<'s>(
         }
         // Only a late check of the parsed text still needs the spans (for the text's
         // labels); otherwise free them before the pipeline and the printer allocate.
+        let run = pipeline::run_pipeline_located(
+            &mut module,
+            cli,
+            &mut log,
+            from_text.then_some(&source_map),
+        );
         let late_source_map = (parse_check_is_late && from_text).then_some(source_map);
-        match pipeline::run_pipeline(&mut module, cli, &mut log) {
+        match run {
             Ok(()) => {}
             Err(PipelineError::Diagnostics(d)) => {
                 diags.extend(d);

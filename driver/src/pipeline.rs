@@ -18,7 +18,8 @@ use xir_ir::diag::Diagnostic;
 use xir_ir::text::{IdStyle, PrintOptions, print_module};
 use xir_ir::verify::{VerifyOptions, verify_module};
 use xir_passes::pipeline::{
-    Bisect, FailureKind, Loader, Params, Pipeline, RunOptions, RunResult, Runner, Verifier,
+    Bisect, ExternalChecks, FailureKind, Loader, Params, Pipeline, RunOptions, RunResult, Runner,
+    Verifier,
 };
 use xir_passes::registry::Registry;
 
@@ -148,6 +149,36 @@ impl Verifier for ModuleVerifier {
     }
 }
 
+/// The external checks `check NAME` entries run, wired to the backend: `spirv-dialect`
+/// is codegen's dialect table ([`xir_codegen::check_dialect`]). Its located diagnostics
+/// are kept here (spans from the input's source map where the construct came from the
+/// input) and returned as [`PipelineError::Diagnostics`].
+pub struct DriverChecks<'m> {
+    /// Spans of the parsed input (entities a pass created have none).
+    pub source_map: Option<&'m xir_ir::source_map::SourceMap>,
+    /// Diagnostics of the last failed check.
+    pub diagnostics: std::cell::RefCell<Vec<Diagnostic>>,
+}
+
+impl ExternalChecks for DriverChecks<'_> {
+    fn check(&self, name: &str, m: &Module) -> Option<Result<(), String>> {
+        match name {
+            "spirv-dialect" => Some(xir_codegen::check_dialect(m).map_err(|errs| {
+                let n = errs.len();
+                let diags =
+                    xir_codegen::CodegenError::user(errs).to_diagnostics(m, self.source_map);
+                let mut text = String::new();
+                for d in &diags {
+                    text.push_str(&format!("  error: {}\n", d.message));
+                }
+                *self.diagnostics.borrow_mut() = diags;
+                format!("{n} construct(s) outside the SPIR-V backend's dialect:\n{text}")
+            })),
+            _ => None,
+        }
+    }
+}
+
 fn run_options(cli: &Cli) -> RunOptions {
     RunOptions {
         verify_each: cli.verify_each && !cli.no_verify,
@@ -237,6 +268,17 @@ fn print_upstream(m: &Module) -> String {
 /// Runs the requested pipeline on `module`, appending warnings, dumps and reports to
 /// `log` (standard error).
 pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<(), PipelineError> {
+    run_pipeline_located(module, cli, log, None)
+}
+
+/// [`run_pipeline`] with the input's source map, so that a failing `check` entry's
+/// diagnostics point into the input text.
+pub fn run_pipeline_located(
+    module: &mut Module,
+    cli: &Cli,
+    log: &mut String,
+    source_map: Option<&xir_ir::source_map::SourceMap>,
+) -> Result<(), PipelineError> {
     let Some(p) = load(cli)? else {
         if cli.check_semantics.is_some() {
             return Err(PipelineError::Usage(
@@ -278,7 +320,13 @@ pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<
         }
         None => None,
     };
-    let mut runner = Runner::new(run_options(cli), &mut sink).with_verifier(&verifier);
+    let checks = DriverChecks {
+        source_map,
+        diagnostics: Default::default(),
+    };
+    let mut runner = Runner::new(run_options(cli), &mut sink)
+        .with_verifier(&verifier)
+        .with_checks(&checks);
     if flags.any() {
         runner = runner.instrument(&mut printer);
     }
@@ -302,6 +350,12 @@ pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<
     let Some(f) = result.failure else {
         return Ok(());
     };
+    if f.kind == FailureKind::Check {
+        let diags = checks.diagnostics.take();
+        if !diags.is_empty() {
+            return Err(PipelineError::Diagnostics(diags));
+        }
+    }
     let code = match f.kind {
         FailureKind::Panic => crate::EXIT_INTERNAL_ERROR,
         FailureKind::Verifier | FailureKind::Dishonest | FailureKind::RefusalMutated => {
@@ -348,8 +402,13 @@ fn write_reproducer(
     };
     let mut sink = Vec::new();
     let verifier = ModuleVerifier;
+    let checks = DriverChecks {
+        source_map: None,
+        diagnostics: Default::default(),
+    };
     let r = Runner::new(opts, &mut sink)
         .with_verifier(&verifier)
+        .with_checks(&checks)
         .run(p, &mut input);
     match r.failure {
         Some(g) if g.kind == FailureKind::Stopped => {}

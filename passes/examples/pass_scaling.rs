@@ -75,6 +75,14 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         DirectPass::Dce | DirectPass::DestructureCfg | DirectPass::LowerBreakContinue => {
             (Source::Large, &[])
         }
+        // Call-graph passes: the generated kernels have no callables, so these measure
+        // the call-graph scan alone (autodiff: the scope scan).
+        DirectPass::Autodiff
+        | DirectPass::PromoteRefArg
+        | DirectPass::InlineAll
+        | DirectPass::InlineCallSites
+        | DirectPass::InlineSpirvPointerArgs
+        | DirectPass::FixSelfReferential => (Source::Large, &[]),
         DirectPass::RestructureCfg => (
             Source::Large,
             &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
@@ -129,6 +137,12 @@ measured! {
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_restructure_cfg: RestructureCfg,
+    measured_pass_autodiff: Autodiff,
+    measured_pass_promote_ref_arg: PromoteRefArg,
+    measured_pass_inline_all: InlineAll,
+    measured_pass_inline_call_sites: InlineCallSites,
+    measured_pass_inline_spirv_pointer_args: InlineSpirvPointerArgs,
+    measured_pass_fix_self_referential: FixSelfReferential,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

@@ -1,7 +1,7 @@
 // spirv-final — the whole XIR side of the SPIR-V backend
 // (luisa_spirv_backend_translate_ast_to_xir, reference §7.5): verify the input, optional
 // structured optimization, autodiff legalization and lowering when the module has an
-// autodiff scope, then legalization. The codegen dialect validation follows in codegen.
+// autodiff scope, then legalization and the codegen dialect check.
 
 verify
 if optimize {
@@ -20,3 +20,6 @@ if has-autodiff-scope {
     verify
 }
 use spirv-legalize
+// The single fail-closed handoff to the backend (validate_spirv_xir_codegen_dialect):
+// the driver runs codegen's dialect table here.
+check spirv-dialect

@@ -124,6 +124,12 @@ pub enum ItemKind {
         /// Flags as written.
         flags: Vec<Spanned<String>>,
     },
+    /// `check NAME`: an external check the driver supplies (e.g. `spirv-dialect`, the
+    /// SPIR-V backend's dialect check, which lives in `codegen/`).
+    Check {
+        /// Check name (one of [`CHECKS`](super::expand::CHECKS)).
+        name: Spanned<String>,
+    },
     /// `param NAME = true|false`: declares a pipeline parameter and its default.
     Param {
         /// Parameter name.

@@ -19,6 +19,15 @@ use xir_ir::diag::{Diagnostic, Span, render};
 /// (reference §7.7) and the xir-only rules (the verifier's own list).
 pub const VERIFY_FLAGS: &[&str] = &xir_ir::verify::options::OPTION_NAMES;
 
+/// The external checks a pipeline may name with `check NAME`: `(name, what it checks)`.
+/// Their implementations live outside this crate (passes never depend on the backend);
+/// the driver supplies them to the [`Runner`](super::Runner) through
+/// [`ExternalChecks`](super::run::ExternalChecks).
+pub const CHECKS: &[(&str, &str)] = &[(
+    "spirv-dialect",
+    "the SPIR-V backend's input dialect (upstream's validate_spirv_xir_codegen_dialect)",
+)];
+
 /// An executable pipeline.
 pub struct Pipeline {
     /// Its name (the first segment of every invocation path); empty for `--passes`.
@@ -48,6 +57,8 @@ pub enum EntryKind {
     If(IfEntry),
     /// A verifier check with upstream's flags.
     Verify(Vec<String>),
+    /// An external check (`check NAME`, one of [`CHECKS`]).
+    Check(String),
 }
 
 /// A pass entry.
@@ -401,6 +412,29 @@ impl Expander<'_, '_> {
                     flags.iter().map(|f| f.node.clone()).collect(),
                 )));
             }
+            ItemKind::Check { name } => {
+                if markers != Markers::default() {
+                    self.err(
+                        src,
+                        Diagnostic::error("markers have no meaning on 'check'", Some(it.span))
+                            .with_label("remove the marker"),
+                    );
+                }
+                let known: Vec<&str> = CHECKS.iter().map(|c| c.0).collect();
+                if !known.contains(&name.node.as_str()) {
+                    let mut d = Diagnostic::error(
+                        format!("unknown check '{}'", name.node),
+                        Some(name.span),
+                    )
+                    .with_label("not a check")
+                    .with_note(format!("checks: {}", known.join(", ")));
+                    if let Some(s) = closest(&name.node, known.iter().copied(), 1).first() {
+                        d = d.with_help(format!("did you mean '{s}'?"));
+                    }
+                    self.err(src, d);
+                }
+                out.push(entry(EntryKind::Check(name.node.clone())));
+            }
             ItemKind::Param { name, default } => {
                 if super::params::is_builtin(&name.node) {
                     self.err(
@@ -618,6 +652,7 @@ fn assign_in(entries: &mut [Entry], seen: &mut BTreeMap<String, u32>) {
                 g.name.clone()
             }
             EntryKind::Verify(_) => "verify".to_string(),
+            EntryKind::Check(name) => format!("check-{name}"),
             EntryKind::If(i) => {
                 assign_in(&mut i.then_entries, seen);
                 assign_in(&mut i.else_entries, seen);

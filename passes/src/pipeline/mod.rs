@@ -14,8 +14,8 @@ pub mod stats;
 pub use expand::{Entry, EntryKind, LoadError, Loader, Pipeline};
 pub use params::Params;
 pub use run::{
-    Bisect, Failure, FailureKind, Instrumentation, Invocation, RunOptions, RunResult, Runner, Step,
-    Verifier,
+    Bisect, ExternalChecks, Failure, FailureKind, Instrumentation, Invocation, RunOptions,
+    RunResult, Runner, Step, Verifier,
 };
 pub use stats::{Record, RecordKind, Stats};
 
@@ -127,7 +127,7 @@ fn leaves_in(es: &[Entry], prefix: &str, out: &mut Vec<Leaf>) {
                 leaves_in(&i.then_entries, prefix, out);
                 leaves_in(&i.else_entries, prefix, out);
             }
-            EntryKind::Verify(_) => {}
+            EntryKind::Verify(_) | EntryKind::Check(_) => {}
         }
     }
 }
@@ -214,6 +214,9 @@ fn print_entry(e: &Entry, out: &mut String) {
                 print_list(&i.else_entries, out);
                 out.push('}');
             }
+        }
+        EntryKind::Check(name) => {
+            out.push_str(&format!("check {}", word(name)));
         }
         EntryKind::Verify(flags) => {
             out.push_str("verify");

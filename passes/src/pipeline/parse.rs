@@ -18,6 +18,7 @@ pub const KEYWORDS: &[&str] = &[
     "add",
     "allow-nonconvergence",
     "as",
+    "check",
     "else",
     "fixed-point",
     "if",
@@ -345,6 +346,11 @@ impl Parser {
                         }
                     }
                     ItemKind::Verify { flags }
+                }
+                "check" => {
+                    self.bump();
+                    let name = self.name("a check name")?;
+                    ItemKind::Check { name }
                 }
                 "param" => {
                     self.bump();

@@ -29,6 +29,14 @@ pub trait Verifier {
     fn verify(&self, m: &Module, flags: &[String]) -> Result<(), String>;
 }
 
+/// Runs the external checks a pipeline names with `check NAME` (the driver supplies
+/// them; see [`CHECKS`](super::expand::CHECKS)).
+pub trait ExternalChecks {
+    /// `None` when this implementation does not provide `name`; otherwise `Err(message)`
+    /// when `m` fails it (the implementation keeps any located diagnostics itself).
+    fn check(&self, name: &str, m: &Module) -> Option<Result<(), String>>;
+}
+
 /// `--bisect-limit`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Bisect {
@@ -116,6 +124,10 @@ pub enum FailureKind {
     NonConvergence,
     /// A `verify` entry ran without a verifier.
     NoVerifier,
+    /// A `check` entry failed.
+    Check,
+    /// A `check` entry ran without an implementation of its check.
+    NoCheck,
     /// [`RunOptions::stop_before`] was reached (not an error of the pipeline).
     Stopped,
 }
@@ -165,6 +177,7 @@ pub struct Runner<'a> {
     /// Switches.
     pub options: RunOptions,
     verifier: Option<&'a dyn Verifier>,
+    checks: Option<&'a dyn ExternalChecks>,
     hooks: Vec<&'a mut dyn Instrumentation>,
     log: &'a mut dyn Write,
     cx: PassContext,
@@ -189,6 +202,7 @@ impl<'a> Runner<'a> {
         Self {
             options,
             verifier: None,
+            checks: None,
             hooks: Vec::new(),
             log,
             cx: PassContext::default(),
@@ -207,6 +221,12 @@ impl<'a> Runner<'a> {
     /// Uses `v` for `verify` entries and `--verify-each`.
     pub fn with_verifier(mut self, v: &'a dyn Verifier) -> Self {
         self.verifier = Some(v);
+        self
+    }
+
+    /// Uses `c` for `check` entries.
+    pub fn with_checks(mut self, c: &'a dyn ExternalChecks) -> Self {
+        self.checks = Some(c);
         self
     }
 
@@ -297,6 +317,13 @@ impl<'a> Runner<'a> {
                     r.elapsed += t.elapsed();
                     res.map(|()| false)
                 }
+                EntryKind::Check(name) => {
+                    let t = Instant::now();
+                    let res = self.check_entry(m, name, &path);
+                    r.invocations += 1;
+                    r.elapsed += t.elapsed();
+                    res.map(|()| false)
+                }
             };
             match step {
                 Ok(c) => changed |= c,
@@ -336,6 +363,27 @@ impl<'a> Runner<'a> {
                 trail: Vec::new(),
             }
         })
+    }
+
+    fn check_entry(&mut self, m: &Module, name: &str, path: &str) -> Result<(), Failure> {
+        let fail = |kind, message| Failure {
+            kind,
+            index: None,
+            path: path.to_string(),
+            message,
+            trail: Vec::new(),
+        };
+        match self.checks.and_then(|c| c.check(name, m)) {
+            None => Err(fail(
+                FailureKind::NoCheck,
+                format!("'{path}' needs the '{name}' check, but this tool does not provide it"),
+            )),
+            Some(Ok(())) => Ok(()),
+            Some(Err(msg)) => Err(fail(
+                FailureKind::Check,
+                format!("check {name} failed at '{path}':\n{msg}"),
+            )),
+        }
     }
 
     /// Verifies after a pass unless the module is the one last verified.

@@ -24,6 +24,8 @@ pub enum RecordKind {
     Cond,
     /// A verifier check.
     Verify,
+    /// An external check (`check NAME`).
+    Check,
 }
 
 /// Upstream's `Record`, plus refusal, bisect-skip and visit counts.
@@ -102,6 +104,7 @@ impl Record {
                 r
             }
             EntryKind::Verify(_) => Record::new("verify", RecordKind::Verify),
+            EntryKind::Check(name) => Record::new(&format!("check {name}"), RecordKind::Check),
         }
     }
 
@@ -237,7 +240,7 @@ fn log_record(out: &mut String, r: &Record, depth: usize) {
         }
         return;
     }
-    if r.visits == 0 || r.kind == RecordKind::Verify {
+    if r.visits == 0 || matches!(r.kind, RecordKind::Verify | RecordKind::Check) {
         return;
     }
     let pad = "  ".repeat(depth);
@@ -305,6 +308,7 @@ fn json_record(out: &mut String, r: &Record) {
         RecordKind::Sequence => "sequence",
         RecordKind::Cond => "if",
         RecordKind::Verify => "verify",
+        RecordKind::Check => "check",
     };
     out.push_str(&format!(
         "{{\"name\":{},\"kind\":\"{kind}\",\"visits\":{},\"invocations\":{},\"elapsed_ms\":{},\

@@ -12,12 +12,18 @@ crate::pass_registry! {
     /// Every real (non-test) pass implemented in this crate.
     static PASSES (test_only: false, direct) = [
         audit_reg2mem_spills::AuditReg2MemSpills,
+        autodiff::Autodiff,
         const_fold::ConstFold,
         dce::Dce,
         destructure_cfg::DestructureCfg,
+        fix_self_referential::FixSelfReferential,
+        inline_all::InlineAll,
+        inline_call_sites::InlineCallSites,
+        inline_spirv_pointer_args::InlineSpirvPointerArgs,
         lower_break_continue::LowerBreakContinue,
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
+        promote_ref_arg::PromoteRefArg,
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         simplify_cfg::SimplifyCfg,
@@ -31,10 +37,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "algebraic-simplify",
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
-    ),
-    (
-        "autodiff",
-        "Lowers autodiff scopes to explicit derivative code.",
     ),
     (
         "canonicalize-spirv-one-shot-loops",
@@ -78,10 +80,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Float simplifications valid only under fast math.",
     ),
     (
-        "fix-self-referential",
-        "Repairs `insert` instructions that use their own result.",
-    ),
-    (
         "fuse-consecutive-buffer-reads",
         "Fuses adjacent buffer reads into wider reads.",
     ),
@@ -97,15 +95,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "inline",
         "Heuristic inlining (single call site, or small callees).",
-    ),
-    (
-        "inline-all",
-        "Inlines every non-recursive call, leaf first.",
-    ),
-    ("inline-call-sites", "Inlines a chosen set of call sites."),
-    (
-        "inline-spirv-pointer-args",
-        "Legalizes calls that pass pointers for SPIR-V.",
     ),
     (
         "integer-alignment",
@@ -166,10 +155,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "outline",
         "Outlining (an explicit unsupported no-op upstream).",
-    ),
-    (
-        "promote-ref-arg",
-        "Turns read-only reference arguments into value arguments.",
     ),
     ("reassociate", "Reassociates commutative arithmetic."),
     (

@@ -1,11 +1,13 @@
 //! Helpers shared by several passes (never passes themselves): batched editing
-//! ([`edit`]), memory-effect classification ([`effects`]), constant creation and reading
+//! ([`edit`]), the call graph ([`calls`]), the call-site inliner ([`inline`]), memory-effect classification ([`effects`]), constant creation and reading
 //! ([`constant`]), the constant evaluator shared by `const-fold` and `sccp`
 //! ([`const_eval`]), phi utilities ([`phi`]) and constant-aware reachability ([`reach`]).
 
+pub mod calls;
 pub mod const_eval;
 pub mod constant;
 pub mod edit;
 pub mod effects;
+pub mod inline;
 pub mod phi;
 pub mod reach;
