@@ -12,6 +12,8 @@ crate::pass_registry! {
     /// Every real (non-test) pass implemented in this crate.
     static PASSES (test_only: false, direct) = [
         audit_reg2mem_spills::AuditReg2MemSpills,
+        canonicalize_spirv_one_shot_loops::CanonicalizeSpirvOneShotLoops,
+        clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
         dce::Dce,
         destructure_cfg::DestructureCfg,
@@ -35,14 +37,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "autodiff",
         "Lowers autodiff scopes to explicit derivative code.",
-    ),
-    (
-        "canonicalize-spirv-one-shot-loops",
-        "Turns loops without a back edge into plain regions.",
-    ),
-    (
-        "clear-spirv-inactive-payloads",
-        "Replaces the payload of inactive blocks by `unreachable`.",
     ),
     ("cvp", "Correlated value propagation."),
     (
