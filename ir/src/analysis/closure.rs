@@ -186,7 +186,7 @@ mod tests {
     fn classifies_ordinary_role_and_orphan_blocks() {
         let (m, _) = crate::text::parse_module(
             "module; kernel %k (%c: bool;) = define %e: {
-               %l: void = simple_loop %b, merge %m; }
+               %l: void = simple_loop body %b, merge %m; }
              %b: { %x: void = break %out; }
              %m: { %y: void = br %after; }
              %after: { %z: void = return; }
