@@ -18,8 +18,10 @@ crate::pass_registry! {
         dce::Dce,
         destructure_cfg::DestructureCfg,
         lower_break_continue::LowerBreakContinue,
+        lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
+        reconstruct_ray_query_loop::ReconstructRayQueryLoop,
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         simplify_cfg::SimplifyCfg,
@@ -150,10 +152,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Lowers ray-query loops to loops (older lowering).",
     ),
     (
-        "lower-ray-query-to-loop",
-        "Lowers ray-query loop + dispatch into a structured loop.",
-    ),
-    (
         "lower-ray-query-to-pipeline",
         "Outlines ray-query handlers into a ray-query pipeline.",
     ),
@@ -166,10 +164,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Turns read-only reference arguments into value arguments.",
     ),
     ("reassociate", "Reassociates commutative arithmetic."),
-    (
-        "reconstruct-ray-query-loop",
-        "Re-forms explicit ray-query loops.",
-    ),
     (
         "scalarizer",
         "Splits vector arithmetic into scalar operations.",
