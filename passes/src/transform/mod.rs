@@ -24,7 +24,9 @@ crate::pass_registry! {
         reconstruct_ray_query_loop::ReconstructRayQueryLoop,
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
+        scalarizer::Scalarizer,
         simplify_cfg::SimplifyCfg,
+        sroa::Sroa,
     ];
 }
 
@@ -164,10 +166,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Turns read-only reference arguments into value arguments.",
     ),
     ("reassociate", "Reassociates commutative arithmetic."),
-    (
-        "scalarizer",
-        "Splits vector arithmetic into scalar operations.",
-    ),
     ("sccp", "Sparse conditional constant propagation."),
     ("select-factor", "Factors common operands out of selects."),
     (
@@ -178,7 +176,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "slp-vectorization",
         "Superword-level parallelism vectorization.",
     ),
-    ("sroa", "Splits local aggregate allocas into scalars."),
     (
         "trace-gep",
         "Folds GEP-of-GEP chains and removes no-op GEPs.",
