@@ -16,6 +16,7 @@ crate::pass_registry! {
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
         dce::Dce,
+        early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
@@ -66,10 +67,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "early-cse",
         "Block-local common subexpression elimination of pure instructions.",
-    ),
-    (
-        "early-return-elimination",
-        "Rewrites early returns into structured exits.",
     ),
     (
         "fast-math-simplify",
