@@ -182,7 +182,7 @@ pub fn candidates(func: &Function) -> Vec<Candidate> {
         let external = region.iter().any(|&rb| {
             preds[rb]
                 .iter()
-                .any(|&p| !(rb == header && p == owner) && !in_region[p])
+                .any(|&p| !(in_region[p] || rb == header && p == owner))
         });
         if external {
             continue;

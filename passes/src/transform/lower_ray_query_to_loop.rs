@@ -238,7 +238,7 @@ fn preflight_loop(
             if cfg
                 .preds(b)
                 .iter()
-                .any(|x| !inr[*x] && !(b == entry && *x == dispatch))
+                .any(|x| !(inr[*x] || b == entry && *x == dispatch))
             {
                 return Err("a handler block has a predecessor outside its region");
             }
