@@ -111,7 +111,7 @@ pub struct Cli {
     #[arg(long, help_heading = "Output options")]
     pub debug_info: bool,
 
-    /// Print analyses of every function instead of the module (cfg, dom, postdom, loops, form)
+    /// Print analyses of every function instead of the module (cfg, dom, postdom, loops, form, structural-closure)
     #[arg(
         long = "print",
         value_name = "ANALYSIS",

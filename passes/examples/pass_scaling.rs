@@ -72,9 +72,23 @@ enum Source {
 ///   constants, a diamond with a single-value phi and a straight-line edge per segment.
 fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
     match p {
-        DirectPass::Dce | DirectPass::DestructureCfg | DirectPass::LowerBreakContinue => {
-            (Source::Large, &[])
-        }
+        DirectPass::Dce
+        | DirectPass::DestructureCfg
+        | DirectPass::LowerBreakContinue
+        | DirectPass::EarlyReturnElimination
+        | DirectPass::LowerRayQueryToLoop
+        | DirectPass::ReconstructRayQueryLoop
+        | DirectPass::Scalarizer
+        | DirectPass::Sroa => (Source::Large, &[]),
+        // The post-restructure boundary of spirv-post-restructure.
+        DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
+            Source::Large,
+            &[
+                DirectPass::DestructureCfg,
+                DirectPass::Reg2Mem,
+                DirectPass::RestructureCfg,
+            ],
+        ),
         // Call-graph passes: the generated kernels have no callables, so these measure
         // the call-graph scan alone (autodiff: the scope scan).
         DirectPass::Autodiff
@@ -143,6 +157,13 @@ measured! {
     measured_pass_inline_call_sites: InlineCallSites,
     measured_pass_inline_spirv_pointer_args: InlineSpirvPointerArgs,
     measured_pass_fix_self_referential: FixSelfReferential,
+    measured_pass_canonicalize_spirv_one_shot_loops: CanonicalizeSpirvOneShotLoops,
+    measured_pass_clear_spirv_inactive_payloads: ClearSpirvInactivePayloads,
+    measured_pass_early_return_elimination: EarlyReturnElimination,
+    measured_pass_lower_ray_query_to_loop: LowerRayQueryToLoop,
+    measured_pass_reconstruct_ray_query_loop: ReconstructRayQueryLoop,
+    measured_pass_scalarizer: Scalarizer,
+    measured_pass_sroa: Sroa,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

@@ -15,6 +15,7 @@
 //! ```
 
 use super::cfg::Cfg;
+use super::closure::StructuralClosure;
 use super::dom::DomTree;
 use super::form::{self, Form};
 use super::loops::LoopForest;
@@ -104,6 +105,11 @@ pub const PRINTABLE: &[PrintableAnalysis] = &[
         name: "form",
         summary: "whether the function is plain CFG and whether it is structured",
         print: print_form,
+    },
+    PrintableAnalysis {
+        name: "structural-closure",
+        summary: "SPIR-V structural closure: ordinary blocks, disconnected role blocks, true orphans",
+        print: print_closure,
     },
 ];
 
@@ -270,4 +276,32 @@ fn print_form(m: &Module, f: FuncId, names: &Names, out: &mut String) {
         "  structured: {}",
         describe(func, f, names, Form::Structured)
     );
+}
+
+fn print_closure(m: &Module, f: FuncId, names: &Names, out: &mut String) {
+    let func = m.func(f);
+    header(out, "structural closure", m, f, names);
+    match StructuralClosure::compute(func) {
+        Ok(c) => {
+            let _ = writeln!(out, "  ordinary: {}", names.blocks(f, c.ordinary()));
+            let _ = writeln!(
+                out,
+                "  disconnected role blocks: {}",
+                names.blocks(f, c.disconnected_roles())
+            );
+            let _ = writeln!(
+                out,
+                "  true orphans: {}",
+                names.blocks(f, &c.true_orphans(func))
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(
+                out,
+                "  invalid: a {} names block {} that the function does not own",
+                e.role,
+                e.block.map_or("(none)".into(), |b| names.block(f, b))
+            );
+        }
+    }
 }

@@ -224,6 +224,19 @@ impl Destructured {
 /// have passed [`preflight_function`]), then spills multiple returns.
 pub fn destructure_function(module: &mut Module, f: FuncId) -> Destructured {
     let func = module.func_mut(f);
+    let (mut n, returns) = destructure_terminators(func);
+    if returns.len() > 1 {
+        n.early_returns = returns.len() as u64;
+        spill_returns(func, &returns);
+    }
+    n
+}
+
+/// Rewrites every structured terminator of `func` in place (it must have passed
+/// [`preflight_function`]) and returns the counts and the `return`s found; several
+/// `return`s are left as they are (`canonicalize-spirv-one-shot-loops` restructures the
+/// result at once).
+pub fn destructure_terminators(func: &mut Function) -> (Destructured, Vec<InstId>) {
     let mut n = Destructured::default();
     let mut returns: Vec<InstId> = Vec::new();
     for k in 0..func.block_order.len() {
@@ -265,11 +278,7 @@ pub fn destructure_function(module: &mut Module, f: FuncId) -> Destructured {
         };
         d.kind = new_kind;
     }
-    if returns.len() > 1 {
-        n.early_returns = returns.len() as u64;
-        spill_returns(func, &returns);
-    }
-    n
+    (n, returns)
 }
 
 /// Redirects every `return` in `returns` to one new exit block (through a slot for a

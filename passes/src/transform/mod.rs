@@ -13,20 +13,27 @@ crate::pass_registry! {
     static PASSES (test_only: false, direct) = [
         audit_reg2mem_spills::AuditReg2MemSpills,
         autodiff::Autodiff,
+        canonicalize_spirv_one_shot_loops::CanonicalizeSpirvOneShotLoops,
+        clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
         dce::Dce,
+        early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
         lower_break_continue::LowerBreakContinue,
+        lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
         promote_ref_arg::PromoteRefArg,
+        reconstruct_ray_query_loop::ReconstructRayQueryLoop,
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
+        scalarizer::Scalarizer,
         simplify_cfg::SimplifyCfg,
+        sroa::Sroa,
     ];
 }
 
@@ -37,14 +44,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "algebraic-simplify",
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
-    ),
-    (
-        "canonicalize-spirv-one-shot-loops",
-        "Turns loops without a back edge into plain regions.",
-    ),
-    (
-        "clear-spirv-inactive-payloads",
-        "Replaces the payload of inactive blocks by `unreachable`.",
     ),
     ("cvp", "Correlated value propagation."),
     (
@@ -70,10 +69,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "early-cse",
         "Block-local common subexpression elimination of pure instructions.",
-    ),
-    (
-        "early-return-elimination",
-        "Rewrites early returns into structured exits.",
     ),
     (
         "fast-math-simplify",
@@ -145,10 +140,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Lowers ray-query loops to loops (older lowering).",
     ),
     (
-        "lower-ray-query-to-loop",
-        "Lowers ray-query loop + dispatch into a structured loop.",
-    ),
-    (
         "lower-ray-query-to-pipeline",
         "Outlines ray-query handlers into a ray-query pipeline.",
     ),
@@ -157,14 +148,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Outlining (an explicit unsupported no-op upstream).",
     ),
     ("reassociate", "Reassociates commutative arithmetic."),
-    (
-        "reconstruct-ray-query-loop",
-        "Re-forms explicit ray-query loops.",
-    ),
-    (
-        "scalarizer",
-        "Splits vector arithmetic into scalar operations.",
-    ),
     ("sccp", "Sparse conditional constant propagation."),
     ("select-factor", "Factors common operands out of selects."),
     (
@@ -175,7 +158,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "slp-vectorization",
         "Superword-level parallelism vectorization.",
     ),
-    ("sroa", "Splits local aggregate allocas into scalars."),
     (
         "trace-gep",
         "Folds GEP-of-GEP chains and removes no-op GEPs.",
