@@ -63,11 +63,11 @@ for t in ["f32", "vector<f32, 3>"]:
     add(f"float-atan2-{tag}", "atan2", [t, t], t, ["OpExtInst {{.*}} Atan2 "])
     add(f"float-exp10-{tag}", "exp10", [t], t, ["OpExtInst {{.*}} Pow "])
     add(f"float-log10-{tag}", "log10", [t], t, ["OpExtInst {{.*}} Log2 ", "OpFMul"])
-    add(f"float-lerp-{tag}", "lerp", [t, t, t], t, ["OpExtInst {{.*}} FMix "])
+    add(f"float-lerp-{tag}", "lerp", [t, t, t], t, ["OpDecorate {{.*}} NoContraction", "OpFSub", "OpFMul", "OpFAdd"])
     add(f"float-smoothstep-{tag}", "smoothstep", [t, t, t], t, ["OpExtInst {{.*}} SmoothStep "])
     add(f"float-step-{tag}", "step", [t, t], t, ["OpExtInst {{.*}} Step "])
 # Scalar edges smeared to the vector width.
-add("float-lerp-scalar-t", "lerp", ["vector<f32, 4>", "vector<f32, 4>", "f32"], "vector<f32, 4>", ["OpCompositeConstruct %v4float", "OpExtInst {{.*}} FMix "])
+add("float-lerp-scalar-t", "lerp", ["vector<f32, 4>", "vector<f32, 4>", "f32"], "vector<f32, 4>", ["OpDecorate {{.*}} NoContraction", "OpCompositeConstruct %v4float", "OpFSub", "OpFMul", "OpFAdd"])
 add("float-step-scalar-edge", "step", ["f32", "vector<f32, 2>"], "vector<f32, 2>", ["OpCompositeConstruct %v2float", "OpExtInst {{.*}} Step "])
 
 INT_BIN = [("binary_add", "OpIAdd"), ("binary_sub", "OpISub"), ("binary_mul", "OpIMul"),

@@ -213,8 +213,12 @@ pub(crate) fn emit_arith(e: &mut Emitter, st: &mut FnState, i: InstId, op: Arith
         }
         A::Lerp => {
             let (rk, rn) = rshape.unwrap();
+            // t * (b - a) + a, each step rounded (docs/semantics.md), not FMix, whose
+            // precision Vulkan leaves to the implementation.
             let t = e.splat(a[2], rk, e.shape(oty[2]).map_or(rn, |s| s.1), rn);
-            glsl_to(e, GlslStd450Op::FMix, &[a[0], a[1], t])
+            let d = e.op(Op::FSub, rt, ids(&[a[1], a[0]]));
+            let p = e.op(Op::FMul, rt, ids(&[t, d]));
+            put(e, Op::FAdd, &[p, a[0]])
         }
         A::Smoothstep => {
             let (rk, rn) = rshape.unwrap();
@@ -297,7 +301,7 @@ pub(crate) fn emit_arith(e: &mut Emitter, st: &mut FnState, i: InstId, op: Arith
         A::Fract => glsl_to(e, GlslStd450Op::Fract, &a),
         A::Trunc => glsl_to(e, GlslStd450Op::Trunc, &a),
         A::Round => {
-            // Half away from zero: t = trunc(x); t + (|x - t| >= 0.5 ? sign(x) : 0).
+            // Half away from zero: t = trunc(x); |x - t| >= 0.5 ? t + sign(x) : t.
             let t = e.glsl_op(rt, GlslStd450Op::Trunc, &a);
             let d = e.op(Op::FSub, rt, ids(&[a[0], t]));
             let ad = e.glsl_op(rt, GlslStd450Op::FAbs, &[d]);
@@ -305,9 +309,10 @@ pub(crate) fn emit_arith(e: &mut Emitter, st: &mut FnState, i: InstId, op: Arith
             let bt = e.vec_ty(ScalarKind::Bool, n);
             let ge = e.op(Op::FOrdGreaterThanEqual, bt, ids(&[ad, half]));
             let sg = e.glsl_op(rt, GlslStd450Op::FSign, &a);
-            let z = e.const_num(k, n, 0.0);
-            let adj = e.op(Op::Select, rt, ids(&[ge, sg, z]));
-            put(e, Op::FAdd, &[t, adj])
+            // Select between t and t + sign(x) (not t + select(.., 0)): -0.0 + 0.0 would
+            // lose the sign of a zero result such as round(-0.25) = -0.0.
+            let up = e.op(Op::FAdd, rt, ids(&[t, sg]));
+            put(e, Op::Select, &[ge, up, t])
         }
         A::Rint => glsl_to(e, GlslStd450Op::RoundEven, &a),
         A::Fma => glsl_to(e, GlslStd450Op::Fma, &a),
