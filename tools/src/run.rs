@@ -130,6 +130,13 @@ pub struct RunCli {
     /// Print the Vulkan device used to standard error.
     #[arg(long)]
     pub show_device: bool,
+    /// Compare the results with this file (needs --format=text --float-format=bits);
+    /// a difference fails the run (exit 1) after the results are written.
+    #[arg(long)]
+    pub expect: Option<String>,
+    /// With --expect: floats may differ by this many units in the last place.
+    #[arg(long, default_value_t = 0, requires = "expect")]
+    pub float_ulps: u64,
 }
 
 struct Failure {
@@ -151,7 +158,7 @@ pub fn xir_run_main(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> i32 {
-    let r = catch_unwind(AssertUnwindSafe(|| run(args, stdin, stderr)));
+    let r = catch_unwind(AssertUnwindSafe(|| run_and_compare(args, stdin, stderr)));
     match r {
         Ok(Ok((text, out))) => {
             match out {
@@ -182,6 +189,41 @@ pub fn xir_run_main(
                 "xir-run: internal error: {msg}\nThis is a bug in xir; please report it with the input and command line."
             );
             exit::INTERNAL
+        }
+    }
+}
+
+/// Runs, then checks `--expect`. A difference is reported after the results are written,
+/// so the mismatching output can be inspected.
+fn run_and_compare(
+    args: &[String],
+    stdin: &[u8],
+    stderr: &mut dyn Write,
+) -> Result<(String, Option<String>), Failure> {
+    let argv = std::iter::once("xir-run".to_string()).chain(args.iter().cloned());
+    let expect = match RunCli::try_parse_from(argv) {
+        Ok(cli) => cli.expect.clone().map(|p| (p, cli)),
+        Err(_) => None, // run() renders the usage error (or --help)
+    };
+    if let Some((_, cli)) = &expect
+        && (cli.format != Format::Text || cli.float_format != FloatFmt::Bits)
+    {
+        return Err(fail(
+            "--expect compares bit patterns: give --format=text --float-format=bits",
+        ));
+    }
+    let (text, out) = run(args, stdin, stderr)?;
+    let Some((path, cli)) = &expect else {
+        return Ok((text, out));
+    };
+    let expected = read(path, stdin)?;
+    match crate::run_compare::compare(&expected, &text, cli.float_ulps) {
+        Ok(()) => Ok((text, out)),
+        Err(why) => {
+            if let Some(p) = &out {
+                let _ = std::fs::write(p, &text);
+            }
+            Err(fail(format!("the results differ from '{path}': {why}")))
         }
     }
 }
@@ -272,6 +314,13 @@ fn run(
     }
     let kernel = xir_interp::find_kernel(&module, cli.kernel.as_deref(), Some(&map), Some(&src))
         .map_err(fail)?;
+    // The interpreter refuses what it does not execute before the specification is read.
+    let program = match cli.engine {
+        Engine::Interp => {
+            Some(xir_interp::lower(&module, kernel, Some(&map)).map_err(|d| located(&d))?)
+        }
+        Engine::Vulkan => None,
+    };
     let module_block = match module.func(kernel).kind {
         xir_ir::FunctionKind::Kernel { block_size } => block_size,
         _ => return Err(fail("the selected function is not a kernel")),
@@ -314,7 +363,7 @@ fn run(
                 (text, cli.out.clone())
             });
     }
-    let program = xir_interp::lower(&module, kernel, Some(&map)).map_err(|d| located(&d))?;
+    let program = program.expect("lowered for the interpreter");
     let cfg = RunConfig {
         dispatch,
         block_size,
