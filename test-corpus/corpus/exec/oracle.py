@@ -290,6 +290,25 @@ F32_MAX = ffrom(0x7F7FFFFF, "f32")
 
 
 @kernel
+def float_mul_add_separate():
+    # a * b + c and c - a * b, each step rounded: inputs where one fused rounding (fma)
+    # would give a different answer, in f32 and f64.
+    e32, e64 = 2.0 ** -23, 2.0 ** -52
+    a = [1 + e32, fl(0.1), fl(1.0 / 3.0), 3.0]
+    b = [1 + e32, fl(0.3), 3.0, fl(1.0 / 3.0)]
+    c = [-(1 + 2 * e32), fl(-0.03), -1.0, 1.0]
+    a64 = [1 + e64, 0.1, 1.0 / 3.0, 3.0]
+    b64 = [1 + e64, 0.3, 3.0, 1.0 / 3.0]
+    c64 = [-(1 + 2 * e64), -0.03, -1.0, 1.0]
+    return elementwise([("f32", a), ("f32", b), ("f32", c), ("f64", a64), ("f64", b64), ("f64", c64)], [
+        ("f32", lambda a, b, c, x, y, z: fl(fl(a * b) + c)),
+        ("f32", lambda a, b, c, x, y, z: fl(c - fl(a * b))),
+        ("f64", lambda a, b, c, x, y, z: x * y + z),
+        ("f64", lambda a, b, c, x, y, z: z - x * y),
+    ])
+
+
+@kernel
 def int_wrap_i32():
     a = [0, 1, -1, I32_MAX, I32_MIN, 123456789, -7, 65536]
     b = [0, I32_MAX, 1, 1, -1, 987654321, 3, 65536]
