@@ -14,8 +14,9 @@
 
 Every exec kernel must be in exactly one of the two groups.
 
-    python3 test-corpus/gen-vulkan-exec.py           # rewrite exec-vulkan/
-    python3 test-corpus/gen-vulkan-exec.py --check   # exit 1 if exec-vulkan/ is stale
+    python3 test-corpus/gen-vulkan-exec.py           # rewrite exec-vulkan/ and the table
+                                                     # in docs/codegen.md
+    python3 test-corpus/gen-vulkan-exec.py --check   # exit 1 if either is stale
     python3 test-corpus/gen-vulkan-exec.py --table   # the markdown table for docs/codegen.md
 """
 
@@ -134,7 +135,7 @@ def files():
 
 
 def table():
-    rows = ["| Kernel | Vulkan |", "|---|---|"]
+    rows = ["| Kernel | Vulkan (lavapipe, in CI) |", "|---|---|"]
     for n in kernels():
         if n in REFUSED:
             rows.append(f"| `{n}` | refused: {REFUSED[n][0]} |")
@@ -148,14 +149,27 @@ def table():
     return "\n".join(rows) + "\n"
 
 
+DOC = os.path.join(os.path.dirname(HERE), "docs", "codegen.md")
+BEGIN, END = "<!-- vulkan-exec-table:begin -->\n", "<!-- vulkan-exec-table:end -->"
+
+
+def doc_text():
+    text = open(DOC).read()
+    a, b = text.index(BEGIN) + len(BEGIN), text.index(END)
+    return text[:a] + table() + text[b:]
+
+
 def main():
     want = files()
     if "--table" in sys.argv:
         sys.stdout.write(table())
         return 0
+    doc = doc_text()
     if "--check" in sys.argv:
         have = {f: open(os.path.join(OUT, f)).read() for f in os.listdir(OUT)} if os.path.isdir(OUT) else {}
         stale = sorted(f for f in set(want) | set(have) if want.get(f) != have.get(f))
+        if doc != open(DOC).read():
+            stale.append("docs/codegen.md (its kernel table)")
         if stale:
             print("exec-vulkan/ is stale (run test-corpus/gen-vulkan-exec.py):", ", ".join(stale))
             return 1
@@ -168,6 +182,8 @@ def main():
     for f, text in want.items():
         with open(os.path.join(OUT, f), "w") as fh:
             fh.write(text)
+    with open(DOC, "w") as fh:
+        fh.write(doc)
     print(f"{len(want)} files")
     return 0
 
