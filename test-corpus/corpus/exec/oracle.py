@@ -1165,6 +1165,22 @@ def shared_atomic_histogram():
 
 
 @kernel
+def atomics_float_exact():
+    n = 64
+    v = [((i * 37) % 29 - 14) * 0.25 for i in range(n)]
+    r = Run([n])
+    r.buffer("f32", v)
+    ks = r.buffer("f32", [0.0, 1.5, -2.0, 100.0])
+    kl = r.buffer("f32", [1000.0] * 4)
+    kh = r.buffer("f32", [-1000.0] * 4)
+    slots = [[v[i] for i in range(n) if i % 4 == s] for s in range(4)]
+    r.final[ks] = [b + sum(xs) for b, xs in zip([0.0, 1.5, -2.0, 100.0], slots)]
+    r.final[kl] = [min(xs) for xs in slots]
+    r.final[kh] = [max(xs) for xs in slots]
+    return r
+
+
+@kernel
 def atomics_per_slot():
     n = 5
     xu = [10, 20, 30, 40, 50]

@@ -212,11 +212,18 @@ impl Suite {
                 .iter()
                 .filter(|f| !self.features.contains(*f))
                 .collect();
-            if d.requires.iter().any(|(s, _)| absent.iter().any(|f| s.contains(f.as_str()))) {
+            if d.requires
+                .iter()
+                .any(|(s, _)| absent.iter().any(|f| s.contains(f.as_str())))
+            {
                 let _ = writeln!(
                     log,
                     "error: XIR_REQUIRE_FEATURES makes these missing features an error: {}",
-                    absent.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    absent
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 );
                 return Status::Fail;
             }
