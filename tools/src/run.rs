@@ -348,20 +348,28 @@ fn run(
         )));
     }
     if cli.engine == Engine::Vulkan {
-        return run_vulkan(&cli, &mut module, kernel, &map, args_v, dispatch, block_size)
-            .map_err(|f| match f {
-                VkFail::Rendered(code, diags) => Failure {
-                    code,
-                    text: render(&name, &src, &diags),
-                },
-                VkFail::Plain(f) => f,
-            })
-            .map(|(text, dev)| {
-                if cli.show_device {
-                    let _ = writeln!(stderr, "xir-run: {dev}");
-                }
-                (text, cli.out.clone())
-            });
+        return run_vulkan(
+            &cli,
+            &mut module,
+            kernel,
+            &map,
+            args_v,
+            dispatch,
+            block_size,
+        )
+        .map_err(|f| match f {
+            VkFail::Rendered(code, diags) => Failure {
+                code,
+                text: render(&name, &src, &diags),
+            },
+            VkFail::Plain(f) => f,
+        })
+        .map(|(text, dev)| {
+            if cli.show_device {
+                let _ = writeln!(stderr, "xir-run: {dev}");
+            }
+            (text, cli.out.clone())
+        });
     }
     let program = program.expect("lowered for the interpreter");
     let cfg = RunConfig {
@@ -434,8 +442,8 @@ fn run_vulkan(
         warp_size: cli.warp_size,
         options: &options,
     };
-    let (buffers, dev) = crate::run_vulkan::run(module, kernel, Some(map), args, &cfg).map_err(
-        |f| match f {
+    let (buffers, dev) =
+        crate::run_vulkan::run(module, kernel, Some(map), args, &cfg).map_err(|f| match f {
             VulkanFailure::Compile(d) => VkFail::Rendered(exit::USER, d),
             VulkanFailure::CompileInternal(d) => VkFail::Rendered(exit::INTERNAL, d),
             VulkanFailure::Internal(m) => VkFail::Plain(Failure {
@@ -453,8 +461,7 @@ fn run_vulkan(
                     text: format!("xir-run: {head}: {e}\n"),
                 })
             }
-        },
-    )?;
+        })?;
     let ff = match cli.float_format {
         FloatFmt::Decimal => FloatFormat::Decimal,
         FloatFmt::Bits => FloatFormat::Bits,

@@ -15,15 +15,14 @@ pub fn compare(expected: &str, actual: &str, ulps: u64) -> Result<(), String> {
     let a: Vec<&str> = actual.lines().collect();
     let mut diffs = Vec::new();
     if e.len() != a.len() {
-        diffs.push(format!(
-            "{} result lines, {} expected",
-            a.len(),
-            e.len()
-        ));
+        diffs.push(format!("{} result lines, {} expected", a.len(), e.len()));
     }
     for (k, (el, al)) in e.iter().zip(&a).enumerate() {
         if let Err(why) = line(el, al, ulps) {
-            diffs.push(format!("line {}: expected '{el}', got '{al}' ({why})", k + 1));
+            diffs.push(format!(
+                "line {}: expected '{el}', got '{al}' ({why})",
+                k + 1
+            ));
         }
     }
     if diffs.is_empty() {

@@ -55,8 +55,8 @@ pub fn run(
             VulkanFailure::Compile(d)
         }
     })?;
-    let (mut buffers, arg_binding) = bind(module, kernel, &compiled, &args, cfg.dispatch)
-        .map_err(VulkanFailure::Internal)?;
+    let (mut buffers, arg_binding) =
+        bind(module, kernel, &compiled, &args, cfg.dispatch).map_err(VulkanFailure::Internal)?;
     let r = &compiled.reflection;
     let uses_subgroups = r
         .capabilities
@@ -113,7 +113,12 @@ fn bind(
         let off = off as usize;
         block
             .get_mut(off..off + bytes.len())
-            .ok_or_else(|| format!("argument block of {} bytes has no room at {off}", r.argument_block_size))?
+            .ok_or_else(|| {
+                format!(
+                    "argument block of {} bytes has no room at {off}",
+                    r.argument_block_size
+                )
+            })?
             .copy_from_slice(bytes);
         Ok(())
     };

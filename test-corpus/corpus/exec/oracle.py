@@ -1181,6 +1181,17 @@ def atomics_float_exact():
 
 
 @kernel
+def shared_bitonic_sort():
+    # 64 distinct values (a multiplicative permutation mod 65537, scaled), two blocks.
+    v = [(i * 7919 % 65537) * 65521 % 4294967291 for i in range(1, 65)]
+    assert len(set(v)) == 64
+    r = Run([64])
+    k = r.buffer("u32", v)
+    r.final[k] = sorted(v[:32]) + sorted(v[32:])
+    return r
+
+
+@kernel
 def atomics_per_slot():
     n = 5
     xu = [10, 20, 30, 40, 50]

@@ -43,7 +43,13 @@ fn kind_of(t: vk::PhysicalDeviceType) -> (&'static str, u8) {
 fn driver_version_text(vendor: u32, v: u32) -> String {
     if vendor == 0x10de {
         // NVIDIA packs 10.8.8.6 bits.
-        format!("{}.{}.{}.{}", v >> 22, (v >> 14) & 0xff, (v >> 6) & 0xff, v & 0x3f)
+        format!(
+            "{}.{}.{}.{}",
+            v >> 22,
+            (v >> 14) & 0xff,
+            (v >> 6) & 0xff,
+            v & 0x3f
+        )
     } else {
         version_text(v)
     }
@@ -203,7 +209,10 @@ fn check(inst: &Instance, c: &Candidate, k: &Kernel<'_>) -> Result<Chosen, Strin
         if !can {
             return Err(format!(
                 "the kernel's results assume a subgroup (warp) size of {want}; the device's is {} (sizes {}..{} with subgroup size control); run with --warp-size {}",
-                sub.subgroup_size, ssc_p.min_subgroup_size, ssc_p.max_subgroup_size, sub.subgroup_size
+                sub.subgroup_size,
+                ssc_p.min_subgroup_size,
+                ssc_p.max_subgroup_size,
+                sub.subgroup_size
             ));
         }
         required_subgroup_size = Some(want);

@@ -52,7 +52,8 @@ fn create_device(inst: &Instance, c: &Chosen) -> Result<ash::Device, Error> {
     let ext_ptrs: Vec<_> = c.extensions.iter().map(|e| e.as_ptr()).collect();
     let mut en = c.enable.clone();
     let mut v13 = vk::PhysicalDeviceVulkan13Features::default().subgroup_size_control(true);
-    let mut ssc = vk::PhysicalDeviceSubgroupSizeControlFeatures::default().subgroup_size_control(true);
+    let mut ssc =
+        vk::PhysicalDeviceSubgroupSizeControlFeatures::default().subgroup_size_control(true);
     let mut f2 = vk::PhysicalDeviceFeatures2::default()
         .features(en.core)
         .push_next(&mut en.v11)
@@ -117,8 +118,11 @@ pub fn run(
     record_and_submit(&mut o, c, k, buffers).map_err(|e| (e, false))?;
     // SAFETY: the fence belongs to the device and was submitted with the work.
     match unsafe {
-        o.device
-            .wait_for_fences(&[o.fence], true, timeout.as_nanos().min(u64::MAX as u128) as u64)
+        o.device.wait_for_fences(
+            &[o.fence],
+            true,
+            timeout.as_nanos().min(u64::MAX as u128) as u64,
+        )
     } {
         Ok(()) => {}
         Err(vk::Result::TIMEOUT) => {
@@ -179,7 +183,9 @@ fn record_and_submit(
             o.buffers.push((buf, vk::DeviceMemory::null()));
             let req = d.get_buffer_memory_requirements(buf);
             let ty = memory_type(c, req.memory_type_bits).ok_or_else(|| {
-                Error::Unsupported("no host-visible coherent memory type for a storage buffer".into())
+                Error::Unsupported(
+                    "no host-visible coherent memory type for a storage buffer".into(),
+                )
             })?;
             let mem = d
                 .allocate_memory(
@@ -323,8 +329,12 @@ fn record_and_submit(
             .map_err(|r| failed("vkCreateFence", r))?;
         let queue = d.get_device_queue(c.queue_family, 0);
         let cbs = [cb];
-        d.queue_submit(queue, &[vk::SubmitInfo::default().command_buffers(&cbs)], o.fence)
-            .map_err(|r| failed("vkQueueSubmit", r))?;
+        d.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cbs)],
+            o.fence,
+        )
+        .map_err(|r| failed("vkQueueSubmit", r))?;
     }
     Ok(())
 }

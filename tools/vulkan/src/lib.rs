@@ -164,7 +164,11 @@ impl std::fmt::Display for Error {
         match self {
             Error::Unsupported(m) => write!(f, "{m}"),
             Error::Validation(ms) => {
-                write!(f, "the Vulkan validation layer reported {} message(s):", ms.len())?;
+                write!(
+                    f,
+                    "the Vulkan validation layer reported {} message(s):",
+                    ms.len()
+                )?;
                 for m in ms {
                     write!(f, "\n  {m}")?;
                 }
@@ -183,7 +187,11 @@ pub(crate) fn failed(what: &str, r: ash::vk::Result) -> Error {
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Dispatches `kernel` once over `buffers` and reads them back (see the crate docs).
-pub fn run(kernel: &Kernel<'_>, buffers: &mut [Buffer], opts: &Options) -> Result<DeviceInfo, Error> {
+pub fn run(
+    kernel: &Kernel<'_>,
+    buffers: &mut [Buffer],
+    opts: &Options,
+) -> Result<DeviceInfo, Error> {
     let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(b) = buffers.iter().find(|b| b.data.is_empty()) {
         return Err(Error::Unsupported(format!(
