@@ -1192,6 +1192,25 @@ def shared_bitonic_sort():
 
 
 @kernel
+def matmul_f32_loop():
+    a = [fl(((i * 37) % 23 - 11) / 7.0) for i in range(64)]
+    b = [fl(((i * 53) % 19 - 9) / 3.0) for i in range(64)]
+    c = []
+    for i in range(64):
+        row, col = i // 8, i % 8
+        acc = 0.0
+        for k in range(8):
+            acc = fl(acc + fl(a[row * 8 + k] * b[k * 8 + col]))
+        c.append(acc)
+    r = Run([64])
+    r.buffer("f32", a)
+    r.buffer("f32", b)
+    kc = r.buffer("f32", [0.0] * 64)
+    r.final[kc] = c
+    return r
+
+
+@kernel
 def atomics_per_slot():
     n = 5
     xu = [10, 20, 30, 40, 50]
