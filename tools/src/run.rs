@@ -7,6 +7,7 @@
 //!         [--float-format=decimal|bits] [--schedule=forward|reverse]
 //!         [--warp-size N] [--max-steps N]
 //!         [--device=auto|cpu|gpu|INDEX] [--vulkan-validation] [--show-device]
+//!         [--expect FILE [--float-ulps N]]
 //! ```
 //!
 //! Exit statuses: 0 ran; 1 bad input (usage, parse, verifier, SPEC.json, a construct
@@ -25,7 +26,8 @@
 //! `--vulkan-validation` is given or `XIR_VULKAN_VALIDATION=1` is set. `--schedule` and
 //! `--max-steps` are the interpreter's; `--warp-size` is the subgroup size the results
 //! assume, which a device must have (or be able to require) for a kernel with subgroup
-//! operations.
+//! operations. `--expect` compares the printed results with a file
+//! ([`crate::run_compare`]); a difference is exit 1, after the results are written.
 
 use clap::{Parser, ValueEnum};
 use std::io::Write;
