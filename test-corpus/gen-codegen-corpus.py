@@ -63,11 +63,11 @@ for t in ["f32", "vector<f32, 3>"]:
     add(f"float-atan2-{tag}", "atan2", [t, t], t, ["OpExtInst {{.*}} Atan2 "])
     add(f"float-exp10-{tag}", "exp10", [t], t, ["OpExtInst {{.*}} Pow "])
     add(f"float-log10-{tag}", "log10", [t], t, ["OpExtInst {{.*}} Log2 ", "OpFMul"])
-    add(f"float-lerp-{tag}", "lerp", [t, t, t], t, ["OpExtInst {{.*}} FMix "])
+    add(f"float-lerp-{tag}", "lerp", [t, t, t], t, ["OpDecorate {{.*}} NoContraction", "OpFSub", "OpFMul", "OpFAdd"])
     add(f"float-smoothstep-{tag}", "smoothstep", [t, t, t], t, ["OpExtInst {{.*}} SmoothStep "])
     add(f"float-step-{tag}", "step", [t, t], t, ["OpExtInst {{.*}} Step "])
 # Scalar edges smeared to the vector width.
-add("float-lerp-scalar-t", "lerp", ["vector<f32, 4>", "vector<f32, 4>", "f32"], "vector<f32, 4>", ["OpCompositeConstruct %v4float", "OpExtInst {{.*}} FMix "])
+add("float-lerp-scalar-t", "lerp", ["vector<f32, 4>", "vector<f32, 4>", "f32"], "vector<f32, 4>", ["OpDecorate {{.*}} NoContraction", "OpCompositeConstruct %v4float", "OpFSub", "OpFMul", "OpFAdd"])
 add("float-step-scalar-edge", "step", ["f32", "vector<f32, 2>"], "vector<f32, 2>", ["OpCompositeConstruct %v2float", "OpExtInst {{.*}} Step "])
 
 INT_BIN = [("binary_add", "OpIAdd"), ("binary_sub", "OpISub"), ("binary_mul", "OpIMul"),
@@ -79,7 +79,7 @@ for t, signed in [("i32", True), ("u32", False), ("vector<i32, 2>", True), ("vec
     for op, ins in INT_BIN:
         add(f"int-{op}-{tag}", op, [t, t], t, [ins])
     add(f"int-binary_div-{tag}", "binary_div", [t, t], t, ["OpSDiv" if signed else "OpUDiv"])
-    add(f"int-binary_mod-{tag}", "binary_mod", [t, t], t, ["OpSRem" if signed else "OpUMod"])
+    add(f"int-binary_mod-{tag}", "binary_mod", [t, t], t, ["OpSDiv", "OpIMul", "OpISub"] if signed else ["OpUMod"])
     add(f"int-binary_shift_right-{tag}", "binary_shift_right", [t, t], t,
         ["OpShiftRightArithmetic" if signed else "OpShiftRightLogical"])
     add(f"int-unary_bit_not-{tag}", "unary_bit_not", [t], t, ["OpNot"])
@@ -113,13 +113,13 @@ add("cmp-isinf-f32", "isinf", ["f32"], "bool", ["OpIsInf"])
 
 # Geometry and reductions.
 v3 = "vector<f32, 3>"
-add("geom-cross", "cross", [v3, v3], v3, ["OpExtInst {{.*}} Cross "])
-add("geom-dot", "dot", [v3, v3], "f32", ["OpDot %float"])
-add("geom-length", "length", [v3], "f32", ["OpExtInst {{.*}} Length "])
-add("geom-length_squared", "length_squared", [v3], "f32", ["OpDot %float"])
-add("geom-normalize", "normalize", [v3], v3, ["OpExtInst {{.*}} Normalize "])
-add("geom-reflect", "reflect", [v3, v3], v3, ["OpExtInst {{.*}} Reflect "])
-add("geom-faceforward", "faceforward", [v3, v3, v3], v3, ["OpExtInst {{.*}} FaceForward "])
+add("geom-cross", "cross", [v3, v3], v3, ["OpVectorShuffle", "OpFMul", "OpFSub"])
+add("geom-dot", "dot", [v3, v3], "f32", ["OpFMul %v3float", "OpCompositeExtract %float", "OpFAdd %float"])
+add("geom-length", "length", [v3], "f32", ["OpFMul %v3float", "OpFAdd %float", "OpExtInst {{.*}} Sqrt "])
+add("geom-length_squared", "length_squared", [v3], "f32", ["OpFMul %v3float", "OpFAdd %float"])
+add("geom-normalize", "normalize", [v3], v3, ["OpExtInst {{.*}} Sqrt ", "OpFDiv %v3float"])
+add("geom-reflect", "reflect", [v3, v3], v3, ["OpFAdd %float", "OpFMul %float", "OpFMul %v3float", "OpFSub %v3float"])
+add("geom-faceforward", "faceforward", [v3, v3, v3], v3, ["OpFOrdLessThan %bool", "OpFNegate %v3float", "OpSelect %v3float"])
 for op, ins in [("reduce_sum", "OpFAdd %float"), ("reduce_product", "OpFMul %float"),
                 ("reduce_min", "OpExtInst %float {{.*}} FMin "), ("reduce_max", "OpExtInst %float {{.*}} FMax ")]:
     add(f"reduce-{op}-v4f32", op, ["vector<f32, 4>"], "f32", ["OpCompositeExtract %float", ins])

@@ -6,7 +6,8 @@
 #   xir-filecheck, FileCheck -> LLVM's FileCheck (FileCheck-19), the reference engine
 #
 # Features mirror test-corpus/src/lit/features.rs: spirv-tools, vulkan, llvm-filecheck,
-# plus anything listed in XIR_LIT_FEATURES=a,b.
+# plus anything listed in XIR_LIT_FEATURES=a,b; XIR_REQUIRE_FEATURES=a,b makes a missing
+# one fatal.
 
 import os
 import shutil
@@ -88,7 +89,16 @@ loader = any(
 icd = "VK_ICD_FILENAMES" in os.environ or any(
     os.listdir(d) for d in ("/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d") if os.path.isdir(d)
 )
-if loader and icd:
+# Vulkan RUN lines run with --vulkan-validation: the feature needs the Khronos layer too.
+layer_dirs = [
+    "/usr/share/vulkan/explicit_layer.d",
+    "/usr/local/share/vulkan/explicit_layer.d",
+    "/etc/vulkan/explicit_layer.d",
+]
+for var in ("VK_LAYER_PATH", "VK_ADD_LAYER_PATH"):
+    layer_dirs += [d for d in os.environ.get(var, "").split(os.pathsep) if d]
+layer = any(os.path.isfile(os.path.join(d, "VkLayer_khronos_validation.json")) for d in layer_dirs)
+if loader and icd and layer:
     features.add("vulkan")
 if filecheck:
     features.add("llvm-filecheck")
@@ -96,6 +106,17 @@ for f in os.environ.get("XIR_LIT_FEATURES", "").split(","):
     if f.strip():
         features.add(f.strip())
 config.available_features.update(features)
+
+# XIR_REQUIRE_FEATURES=a,b (CI sets it): a missing feature is an error, not UNSUPPORTED.
+missing = [
+    f.strip()
+    for f in os.environ.get("XIR_REQUIRE_FEATURES", "").split(",")
+    if f.strip() and f.strip() not in features
+]
+if missing:
+    lit_config.fatal(
+        "XIR_REQUIRE_FEATURES names features this machine lacks: %s" % ", ".join(missing)
+    )
 
 # LLVM's `not` handles `not --crash`; put LLVM's tool directory on PATH for it.
 llvm_bin = "/usr/lib/llvm-19/bin"

@@ -27,6 +27,8 @@ pub mod pipeline_text;
 pub mod predicate;
 pub mod reduce;
 pub mod run;
+pub mod run_compare;
+pub mod run_vulkan;
 pub mod util;
 
 use opt::{External, InProcess, OptMainFn, OptRunner};

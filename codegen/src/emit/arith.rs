@@ -113,7 +113,15 @@ pub(crate) fn emit_arith(e: &mut Emitter, st: &mut FnState, i: InstId, op: Arith
                 (A::BinaryDiv, false, true) => Op::SDiv,
                 (A::BinaryDiv, false, false) => Op::UDiv,
                 (A::BinaryMod, true, _) => Op::FRem,
-                (A::BinaryMod, false, true) => Op::SRem,
+                (A::BinaryMod, false, true) => {
+                    // a - (a / b) * b with truncating OpSDiv: Vulkan leaves OpSRem
+                    // undefined when an operand is negative (an NVIDIA driver returns
+                    // other values), XIR's remainder has the dividend's sign.
+                    let q = e.op(Op::SDiv, rt, ids(&a));
+                    let qb = e.op(Op::IMul, rt, ids(&[q, a[1]]));
+                    put(e, Op::ISub, &[a[0], qb]);
+                    return Ok(());
+                }
                 _ => Op::UMod,
             };
             put(e, o, &a)
@@ -213,8 +221,12 @@ pub(crate) fn emit_arith(e: &mut Emitter, st: &mut FnState, i: InstId, op: Arith
         }
         A::Lerp => {
             let (rk, rn) = rshape.unwrap();
+            // t * (b - a) + a, each step rounded (docs/semantics.md), not FMix, whose
+            // precision Vulkan leaves to the implementation.
             let t = e.splat(a[2], rk, e.shape(oty[2]).map_or(rn, |s| s.1), rn);
-            glsl_to(e, GlslStd450Op::FMix, &[a[0], a[1], t])
+            let d = e.op(Op::FSub, rt, ids(&[a[1], a[0]]));
+            let p = e.op(Op::FMul, rt, ids(&[t, d]));
+            put(e, Op::FAdd, &[p, a[0]])
         }
         A::Smoothstep => {
             let (rk, rn) = rshape.unwrap();
@@ -297,7 +309,7 @@ pub(crate) fn emit_arith(e: &mut Emitter, st: &mut FnState, i: InstId, op: Arith
         A::Fract => glsl_to(e, GlslStd450Op::Fract, &a),
         A::Trunc => glsl_to(e, GlslStd450Op::Trunc, &a),
         A::Round => {
-            // Half away from zero: t = trunc(x); t + (|x - t| >= 0.5 ? sign(x) : 0).
+            // Half away from zero: t = trunc(x); |x - t| >= 0.5 ? t + sign(x) : t.
             let t = e.glsl_op(rt, GlslStd450Op::Trunc, &a);
             let d = e.op(Op::FSub, rt, ids(&[a[0], t]));
             let ad = e.glsl_op(rt, GlslStd450Op::FAbs, &[d]);
@@ -305,9 +317,10 @@ pub(crate) fn emit_arith(e: &mut Emitter, st: &mut FnState, i: InstId, op: Arith
             let bt = e.vec_ty(ScalarKind::Bool, n);
             let ge = e.op(Op::FOrdGreaterThanEqual, bt, ids(&[ad, half]));
             let sg = e.glsl_op(rt, GlslStd450Op::FSign, &a);
-            let z = e.const_num(k, n, 0.0);
-            let adj = e.op(Op::Select, rt, ids(&[ge, sg, z]));
-            put(e, Op::FAdd, &[t, adj])
+            // Select between t and t + sign(x) (not t + select(.., 0)): -0.0 + 0.0 would
+            // lose the sign of a zero result such as round(-0.25) = -0.0.
+            let up = e.op(Op::FAdd, rt, ids(&[t, sg]));
+            put(e, Op::Select, &[ge, up, t])
         }
         A::Rint => glsl_to(e, GlslStd450Op::RoundEven, &a),
         A::Fma => glsl_to(e, GlslStd450Op::Fma, &a),
@@ -328,21 +341,65 @@ pub(crate) fn emit_arith(e: &mut Emitter, st: &mut FnState, i: InstId, op: Arith
             let r = e.op(Op::BitwiseOr, it, ids(&[ma, mb]));
             put(e, Op::Bitcast, &[r])
         }
-        A::Cross => glsl_to(e, GlslStd450Op::Cross, &a),
-        A::Dot => {
-            if k.is_float() {
-                put(e, Op::Dot, &a)
-            } else {
-                let vt = e.logical(oty[0]);
-                let p = e.op(Op::IMul, vt, ids(&a));
-                reduce(e, rt, id, p, k, n, Op::IAdd)
-            }
+        // The geometric ops are chains of separately rounded multiplies and adds in
+        // element order (docs/semantics.md), not OpDot / GLSL.std.450 Cross, Length,
+        // Reflect, …, whose precision Vulkan leaves to the driver (which may fuse).
+        A::Cross => {
+            let sh = |e: &mut Emitter, v: Word, p: [u32; 3]| {
+                let mut ops = vec![Operand::IdRef(v), Operand::IdRef(v)];
+                ops.extend(p.map(Operand::LiteralBit32));
+                e.op(Op::VectorShuffle, rt, ops)
+            };
+            let (a1, b1) = (sh(e, a[0], [1, 2, 0]), sh(e, a[1], [2, 0, 1]));
+            let (a2, b2) = (sh(e, a[0], [2, 0, 1]), sh(e, a[1], [1, 2, 0]));
+            let p1 = e.op(Op::FMul, rt, ids(&[a1, b1]));
+            let p2 = e.op(Op::FMul, rt, ids(&[a2, b2]));
+            put(e, Op::FSub, &[p1, p2])
         }
-        A::Length => glsl_to(e, GlslStd450Op::Length, &a),
-        A::LengthSquared => put(e, Op::Dot, &[a[0], a[0]]),
-        A::Normalize => glsl_to(e, GlslStd450Op::Normalize, &a),
-        A::Faceforward => glsl_to(e, GlslStd450Op::FaceForward, &a),
-        A::Reflect => glsl_to(e, GlslStd450Op::Reflect, &a),
+        A::Dot if k.is_float() => {
+            let d = fdot(e, oty[0], a[0], a[1], k, n);
+            e.op_to(Op::CopyObject, rt, id, ids(&[d]))
+        }
+        A::Dot => {
+            let vt = e.logical(oty[0]);
+            let p = e.op(Op::IMul, vt, ids(&a));
+            reduce(e, rt, id, p, k, n, Op::IAdd)
+        }
+        A::Length => {
+            let d = fdot(e, oty[0], a[0], a[0], k, n);
+            glsl_to(e, GlslStd450Op::Sqrt, &[d])
+        }
+        A::LengthSquared => {
+            let d = fdot(e, oty[0], a[0], a[0], k, n);
+            e.op_to(Op::CopyObject, rt, id, ids(&[d]))
+        }
+        A::Normalize => {
+            // x / length(x)
+            let st = e.scalar_ty(k);
+            let d = fdot(e, oty[0], a[0], a[0], k, n);
+            let l = e.glsl_op(st, GlslStd450Op::Sqrt, &[d]);
+            let lv = e.splat(l, k, 1, n);
+            put(e, Op::FDiv, &[a[0], lv])
+        }
+        A::Faceforward => {
+            // dot(r, i) < 0 ? n : -n
+            let d = fdot(e, oty[0], a[2], a[1], k, n);
+            let z = e.const_num(k, 1, 0.0);
+            let bt = e.scalar_ty(ScalarKind::Bool);
+            let lt = e.op(Op::FOrdLessThan, bt, ids(&[d, z]));
+            let neg = e.op(Op::FNegate, rt, ids(&[a[0]]));
+            put(e, Op::Select, &[lt, a[0], neg])
+        }
+        A::Reflect => {
+            // i - 2 * dot(n, i) * n
+            let st = e.scalar_ty(k);
+            let d = fdot(e, oty[0], a[1], a[0], k, n);
+            let two = e.const_num(k, 1, 2.0);
+            let t = e.op(Op::FMul, st, ids(&[two, d]));
+            let tv = e.splat(t, k, 1, n);
+            let u = e.op(Op::FMul, rt, ids(&[tv, a[1]]));
+            put(e, Op::FSub, &[a[0], u])
+        }
         A::ReduceSum | A::ReduceProduct | A::ReduceMin | A::ReduceMax => {
             let o = match (op, k.is_float()) {
                 (A::ReduceSum, true) => Op::FAdd,
@@ -560,6 +617,30 @@ fn chain(
 }
 
 /// Folds the lanes of `v` with `o` into `id`.
+/// Float dot product of two `n`-lane vectors of type `vt`: products, then a sum in
+/// element order, every step rounded (NoContraction comes with the instructions).
+fn fdot(e: &mut Emitter, vt: Type, x: Word, y: Word, k: ScalarKind, n: u8) -> Word {
+    let vt = e.logical(vt);
+    let et = e.scalar_ty(k);
+    let p = e.op(Op::FMul, vt, ids(&[x, y]));
+    if n == 1 {
+        return p;
+    }
+    let lane = |e: &mut Emitter, j: u32| {
+        e.op(
+            Op::CompositeExtract,
+            et,
+            vec![Operand::IdRef(p), Operand::LiteralBit32(j)],
+        )
+    };
+    let mut acc = lane(e, 0);
+    for j in 1..n as u32 {
+        let x = lane(e, j);
+        acc = e.op(Op::FAdd, et, ids(&[acc, x]));
+    }
+    acc
+}
+
 fn reduce(e: &mut Emitter, rt: Word, id: Word, v: Word, k: ScalarKind, n: u8, o: Op) {
     let et = e.scalar_ty(k);
     if n == 1 {

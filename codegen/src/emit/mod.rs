@@ -132,7 +132,14 @@ impl<'m> Emitter<'m> {
         id
     }
     /// Appends a value-producing instruction with a preallocated result id.
+    ///
+    /// Float add, subtract and multiply are decorated `NoContraction`: XIR rounds every
+    /// step (docs/semantics.md), and without the decoration SPIR-V lets a driver fuse
+    /// `a * b + c` into one rounding.
     pub(crate) fn op_to(&mut self, op: Op, ty: Word, id: Word, ops: Vec<Operand>) {
+        if matches!(op, Op::FAdd | Op::FSub | Op::FMul) {
+            self.b.decorate(id, Decoration::NoContraction, []);
+        }
         self.b
             .insert_into_block(
                 InsertPoint::End,

@@ -290,6 +290,25 @@ F32_MAX = ffrom(0x7F7FFFFF, "f32")
 
 
 @kernel
+def float_mul_add_separate():
+    # a * b + c and c - a * b, each step rounded: inputs where one fused rounding (fma)
+    # would give a different answer, in f32 and f64.
+    e32, e64 = 2.0 ** -23, 2.0 ** -52
+    a = [1 + e32, fl(0.1), fl(1.0 / 3.0), 3.0]
+    b = [1 + e32, fl(0.3), 3.0, fl(1.0 / 3.0)]
+    c = [-(1 + 2 * e32), fl(-0.03), -1.0, 1.0]
+    a64 = [1 + e64, 0.1, 1.0 / 3.0, 3.0]
+    b64 = [1 + e64, 0.3, 3.0, 1.0 / 3.0]
+    c64 = [-(1 + 2 * e64), -0.03, -1.0, 1.0]
+    return elementwise([("f32", a), ("f32", b), ("f32", c), ("f64", a64), ("f64", b64), ("f64", c64)], [
+        ("f32", lambda a, b, c, x, y, z: fl(fl(a * b) + c)),
+        ("f32", lambda a, b, c, x, y, z: fl(c - fl(a * b))),
+        ("f64", lambda a, b, c, x, y, z: x * y + z),
+        ("f64", lambda a, b, c, x, y, z: z - x * y),
+    ])
+
+
+@kernel
 def int_wrap_i32():
     a = [0, 1, -1, I32_MAX, I32_MIN, 123456789, -7, 65536]
     b = [0, I32_MAX, 1, 1, -1, 987654321, 3, 65536]
@@ -1142,6 +1161,52 @@ def shared_atomic_histogram():
     r.buffer("u32", vals)
     h = r.buffer("u32", [100] * 8)
     r.final[h] = [100 + c for c in hist]
+    return r
+
+
+@kernel
+def atomics_float_exact():
+    n = 64
+    v = [((i * 37) % 29 - 14) * 0.25 for i in range(n)]
+    r = Run([n])
+    r.buffer("f32", v)
+    ks = r.buffer("f32", [0.0, 1.5, -2.0, 100.0])
+    kl = r.buffer("f32", [1000.0] * 4)
+    kh = r.buffer("f32", [-1000.0] * 4)
+    slots = [[v[i] for i in range(n) if i % 4 == s] for s in range(4)]
+    r.final[ks] = [b + sum(xs) for b, xs in zip([0.0, 1.5, -2.0, 100.0], slots)]
+    r.final[kl] = [min(xs) for xs in slots]
+    r.final[kh] = [max(xs) for xs in slots]
+    return r
+
+
+@kernel
+def shared_bitonic_sort():
+    # 64 distinct values (a multiplicative permutation mod 65537, scaled), two blocks.
+    v = [(i * 7919 % 65537) * 65521 % 4294967291 for i in range(1, 65)]
+    assert len(set(v)) == 64
+    r = Run([64])
+    k = r.buffer("u32", v)
+    r.final[k] = sorted(v[:32]) + sorted(v[32:])
+    return r
+
+
+@kernel
+def matmul_f32_loop():
+    a = [fl(((i * 37) % 23 - 11) / 7.0) for i in range(64)]
+    b = [fl(((i * 53) % 19 - 9) / 3.0) for i in range(64)]
+    c = []
+    for i in range(64):
+        row, col = i // 8, i % 8
+        acc = 0.0
+        for k in range(8):
+            acc = fl(acc + fl(a[row * 8 + k] * b[k * 8 + col]))
+        c.append(acc)
+    r = Run([64])
+    r.buffer("f32", a)
+    r.buffer("f32", b)
+    kc = r.buffer("f32", [0.0] * 64)
+    r.final[kc] = c
     return r
 
 

@@ -4,10 +4,14 @@
 //! | Feature | Present when |
 //! |---|---|
 //! | `spirv-tools` | `spirv-val` is on `PATH` |
-//! | `vulkan` | a Vulkan loader (`libvulkan.so.1`) and at least one ICD manifest exist |
+//! | `vulkan` | a Vulkan loader (`libvulkan.so.1`), at least one ICD manifest and the Khronos validation layer's manifest exist (Vulkan RUN lines run with `--vulkan-validation`) |
 //! | `llvm-filecheck` | LLVM's FileCheck exists (`FileCheck-19` or `FileCheck` on `PATH`, or `/usr/lib/llvm-19/bin/FileCheck`) |
 //!
 //! `XIR_LIT_FEATURES=a,b` adds features by hand (both runners honour it).
+//!
+//! `XIR_REQUIRE_FEATURES=a,b` (CI sets it) turns a missing feature into an error instead
+//! of UNSUPPORTED: here every test that `REQUIRES:` it fails, naming it; `lit.cfg.py`
+//! stops with a fatal error.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -47,7 +51,37 @@ fn has_vulkan() -> bool {
                     .map(|mut it| it.any(|e| e.is_ok()))
                     .unwrap_or(false)
             });
-    loader && icd
+    loader && icd && has_validation_layer()
+}
+
+/// The Khronos validation layer's manifest, where the loader looks for it.
+fn has_validation_layer() -> bool {
+    let mut dirs: Vec<PathBuf> = [
+        "/usr/share/vulkan/explicit_layer.d",
+        "/usr/local/share/vulkan/explicit_layer.d",
+        "/etc/vulkan/explicit_layer.d",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    for var in ["VK_LAYER_PATH", "VK_ADD_LAYER_PATH"] {
+        if let Some(v) = std::env::var_os(var) {
+            dirs.extend(std::env::split_paths(&v));
+        }
+    }
+    dirs.iter()
+        .any(|d| d.join("VkLayer_khronos_validation.json").is_file())
+}
+
+/// Features that must be present (`XIR_REQUIRE_FEATURES=a,b`).
+pub fn required() -> BTreeSet<String> {
+    std::env::var("XIR_REQUIRE_FEATURES")
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Detects the available features.

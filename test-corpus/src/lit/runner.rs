@@ -207,6 +207,26 @@ impl Suite {
         }
         if let Some(why) = self.gate(&d) {
             let _ = writeln!(log, "{why}");
+            let required = super::features::required();
+            let absent: Vec<&String> = required
+                .iter()
+                .filter(|f| !self.features.contains(*f))
+                .collect();
+            if d.requires
+                .iter()
+                .any(|(s, _)| absent.iter().any(|f| s.contains(f.as_str())))
+            {
+                let _ = writeln!(
+                    log,
+                    "error: XIR_REQUIRE_FEATURES makes these missing features an error: {}",
+                    absent
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                return Status::Fail;
+            }
             return Status::Unsupported;
         }
         let xfail: Vec<&str> = d

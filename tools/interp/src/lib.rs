@@ -162,4 +162,7 @@ pub mod exit {
     pub const UNDEFINED: i32 = 3;
     /// Step limit reached.
     pub const INCONCLUSIVE: i32 = 4;
+    /// The engine cannot run the kernel on this machine (no Vulkan loader, driver,
+    /// device or validation layer, or a device lacking a required feature).
+    pub const UNSUPPORTED: i32 = 5;
 }

@@ -1,0 +1,181 @@
+//! `xir-run --engine=vulkan`: compiles the kernel with `xir-codegen` in process (which
+//! validates the SPIR-V before anything runs), lays out descriptor set 0 from the
+//! reflection — binding 0 the argument block (value arguments at their reflected
+//! offsets, then `dispatch_size` and `kernel_id`), bindings 1… the buffer arguments
+//! in host layout — and dispatches once through `xir-vulkan`.
+//!
+//! Buffers travel as the same native-layout bytes the interpreter uses
+//! (`xir_interp::spec`), so both engines print through one function. The backend's
+//! typed SSBOs use the host layout (ArrayStride = host stride); a reflected stride that
+//! differs is an internal error here rather than a silent misreading.
+
+use xir_codegen::{Compiled, ErrorKind, OptLevel};
+use xir_interp::ArgValue;
+use xir_ir::diag::Diagnostic;
+use xir_ir::source_map::SourceMap;
+use xir_ir::{FuncId, Module, TypeData};
+
+/// What the Vulkan engine needs beyond the module.
+pub struct VulkanRun<'a> {
+    /// Dispatch size (threads per axis).
+    pub dispatch: [u32; 3],
+    /// The warp size the caller's results assume (checked against the device when the
+    /// kernel uses subgroup operations).
+    pub warp_size: u32,
+    /// Device, validation layer, timeout.
+    pub options: &'a xir_vulkan::Options,
+}
+
+/// Why the Vulkan engine produced no results.
+pub enum VulkanFailure {
+    /// The backend refused the kernel (located diagnostics) — a user error.
+    Compile(Vec<Diagnostic>),
+    /// The backend's own output was invalid (located diagnostics) — an internal error.
+    CompileInternal(Vec<Diagnostic>),
+    /// A runtime or validation failure.
+    Runtime(xir_vulkan::Error),
+    /// A mismatch between reflection and the bound arguments (a bug).
+    Internal(String),
+}
+
+/// Compiles and runs `kernel`; returns every argument's final buffer bytes (`None` for
+/// values) and the device used.
+pub fn run(
+    module: &Module,
+    kernel: FuncId,
+    map: Option<&SourceMap>,
+    args: Vec<ArgValue>,
+    cfg: &VulkanRun<'_>,
+) -> Result<(Vec<Option<Vec<u8>>>, xir_vulkan::DeviceInfo), VulkanFailure> {
+    let compiled = xir_codegen::compile_kernel(module, kernel, OptLevel::None).map_err(|e| {
+        let d = e.to_diagnostics(module, map);
+        if e.kind == ErrorKind::Internal {
+            VulkanFailure::CompileInternal(d)
+        } else {
+            VulkanFailure::Compile(d)
+        }
+    })?;
+    let (mut buffers, arg_binding) =
+        bind(module, kernel, &compiled, &args, cfg.dispatch).map_err(VulkanFailure::Internal)?;
+    let r = &compiled.reflection;
+    let uses_subgroups = r
+        .capabilities
+        .iter()
+        .any(|c| c.starts_with("GroupNonUniform"));
+    let groups = std::array::from_fn(|i| cfg.dispatch[i].div_ceil(r.block_size[i]));
+    let features: Vec<String> = xir_codegen::features::names(r.feature_mask)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let k = xir_vulkan::Kernel {
+        spirv: &compiled.words,
+        features: &features,
+        subgroup_size: uses_subgroups.then_some(cfg.warp_size),
+        groups,
+        block_size: r.block_size,
+    };
+    let device = if groups.contains(&0) {
+        // Nothing to dispatch: the buffers are unchanged (as in the interpreter).
+        xir_vulkan::DeviceInfo {
+            index: 0,
+            name: "none (empty dispatch)".into(),
+            kind: "other",
+            api_version: String::new(),
+            driver: String::new(),
+            driver_version: String::new(),
+            subgroup_size: 0,
+        }
+    } else {
+        xir_vulkan::run(&k, &mut buffers, cfg.options).map_err(VulkanFailure::Runtime)?
+    };
+    let mut out: Vec<Option<Vec<u8>>> = vec![None; args.len()];
+    for (i, slot) in arg_binding.iter().enumerate() {
+        if let Some(pos) = slot {
+            out[i] = Some(std::mem::take(&mut buffers[*pos].data));
+        }
+    }
+    Ok((out, device))
+}
+
+/// Descriptor set 0 from the reflection: the argument block and one buffer per buffer
+/// argument; also, per kernel argument, its position in the returned list.
+fn bind(
+    module: &Module,
+    kernel: FuncId,
+    compiled: &Compiled,
+    args: &[ArgValue],
+    dispatch: [u32; 3],
+) -> Result<(Vec<xir_vulkan::Buffer>, Vec<Option<usize>>), String> {
+    let r = &compiled.reflection;
+    let f = module.func(kernel);
+    let mut block = vec![0u8; r.argument_block_size as usize];
+    let put = |block: &mut Vec<u8>, off: u64, bytes: &[u8]| -> Result<(), String> {
+        let off = off as usize;
+        block
+            .get_mut(off..off + bytes.len())
+            .ok_or_else(|| {
+                format!(
+                    "argument block of {} bytes has no room at {off}",
+                    r.argument_block_size
+                )
+            })?
+            .copy_from_slice(bytes);
+        Ok(())
+    };
+    let ds: Vec<u8> = dispatch.iter().flat_map(|d| d.to_le_bytes()).collect();
+    put(&mut block, r.dispatch_size_offset, &ds)?;
+    // kernel_id: 0, the one kernel of the dispatch (as in the interpreter).
+    put(&mut block, r.kernel_id_offset, &0u32.to_le_bytes())?;
+    let mut buffers = vec![xir_vulkan::Buffer {
+        binding: 0,
+        data: Vec::new(),
+    }];
+    let mut slots = vec![None; args.len()];
+    if r.arguments.len() != args.len() {
+        return Err(format!(
+            "the reflection has {} arguments, the kernel {}",
+            r.arguments.len(),
+            args.len()
+        ));
+    }
+    for (a, v) in r.arguments.iter().zip(args) {
+        match (v, a.offset, a.binding) {
+            (ArgValue::Value(bytes), Some(off), None) => {
+                if a.size != Some(bytes.len() as u64) {
+                    return Err(format!(
+                        "argument {}: reflected size {:?}, host size {}",
+                        a.index,
+                        a.size,
+                        bytes.len()
+                    ));
+                }
+                put(&mut block, off, bytes)?;
+            }
+            (ArgValue::Buffer(bytes), None, Some(binding)) => {
+                let ty = f.args[f.arg_order[a.index]].ty;
+                if let TypeData::Buffer { elem: Some(e) } = module.types.get(ty) {
+                    let host = module.types.size_of(*e);
+                    if a.element_stride != Some(host) {
+                        return Err(format!(
+                            "argument {}: reflected element stride {:?}, host stride {host}",
+                            a.index, a.element_stride
+                        ));
+                    }
+                }
+                slots[a.index] = Some(buffers.len());
+                buffers.push(xir_vulkan::Buffer {
+                    binding,
+                    data: bytes.clone(),
+                });
+            }
+            _ => {
+                return Err(format!(
+                    "argument {} ({}) does not match its reflection (role {})",
+                    a.index, a.ty, a.role
+                ));
+            }
+        }
+    }
+    buffers[0].data = block;
+    Ok((buffers, slots))
+}
