@@ -71,8 +71,18 @@ pub fn run(cmd: &mut Command, stdin: &[u8], limit: Option<Duration>) -> std::io:
         }
         rx
     };
-    let out_rx = reader(child.stdout.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
-    let err_rx = reader(child.stderr.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+    let out_rx = reader(
+        child
+            .stdout
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let err_rx = reader(
+        child
+            .stderr
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
     let mut timed_out = false;
     let mut nap = Duration::from_millis(1);
     let status = loop {
@@ -149,7 +159,11 @@ mod tests {
         )
         .unwrap();
         assert!(f.timed_out);
-        assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
         std::thread::sleep(Duration::from_millis(2500));
         assert!(!marker.exists(), "the grandchild survived the timeout");
     }

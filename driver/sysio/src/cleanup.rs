@@ -52,7 +52,11 @@ impl Drop for Registration {
 /// contents) to be removed if the process is interrupted. Register before creating it.
 pub fn register(path: &Path, dir: bool) -> Registration {
     let path = path.to_path_buf();
-    add(if dir { What::Dir(path) } else { What::File(path) })
+    add(if dir {
+        What::Dir(path)
+    } else {
+        What::File(path)
+    })
 }
 
 /// Registers a running child's process group (see [`crate::child`]), killed if this
