@@ -121,13 +121,30 @@ pub fn check_pipeline(cli: &Cli) -> Result<(), PipelineError> {
     }
 }
 
-/// The real verifier, with upstream's kebab-case option flags.
-pub struct ModuleVerifier;
+/// The parsed input text, for locating verifier errors after a pass.
+#[derive(Copy, Clone)]
+pub struct InputSource<'a> {
+    /// The file name diagnostics show.
+    pub name: &'a str,
+    /// The text.
+    pub text: &'a str,
+    /// Where the input's entities were written.
+    pub map: &'a xir_ir::source_map::SourceMap,
+}
 
-impl Verifier for ModuleVerifier {
+/// The real verifier, with upstream's kebab-case option flags. Given the input's text,
+/// an error at an entity that came from the input is rendered at its place there
+/// (`file:line:col: error: …` and a caret); others are `error: …` lines.
+#[derive(Default)]
+pub struct ModuleVerifier<'a> {
+    /// The input, when it was text.
+    pub input: Option<InputSource<'a>>,
+}
+
+impl Verifier for ModuleVerifier<'_> {
     fn verify(&self, m: &Module, flags: &[String]) -> Result<(), String> {
         let opts = VerifyOptions::parse_list(&flags.join(",")).map_err(|e| e.to_string())?;
-        let diags = verify_module(m, &opts, None);
+        let diags = verify_module(m, &opts, self.input.map(|i| i.map));
         let errors: Vec<&Diagnostic> = diags
             .iter()
             .filter(|d| d.severity == xir_ir::diag::Severity::Error)
@@ -137,7 +154,14 @@ impl Verifier for ModuleVerifier {
         }
         let mut out = String::new();
         for d in errors {
-            out.push_str(&format!("  error: {}\n", d.message));
+            match (self.input, d.span) {
+                (Some(i), Some(_)) => out.push_str(&xir_ir::diag::render(
+                    i.name,
+                    i.text,
+                    std::slice::from_ref(d),
+                )),
+                _ => out.push_str(&format!("  error: {}\n", d.message)),
+            }
         }
         Err(out)
     }
@@ -231,7 +255,12 @@ fn print_upstream(m: &Module) -> String {
 
 /// Runs the requested pipeline on `module`, appending warnings, dumps and reports to
 /// `log` (standard error).
-pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<(), PipelineError> {
+pub fn run_pipeline(
+    module: &mut Module,
+    cli: &Cli,
+    log: &mut String,
+    input_source: Option<InputSource<'_>>,
+) -> Result<(), PipelineError> {
     let Some(p) = load(cli)? else {
         return Ok(());
     };
@@ -256,7 +285,9 @@ pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<
     let shared = SharedLog::default();
     let mut sink = shared.clone();
     let mut printer = IrPrinter::new(flags.clone(), shared.clone());
-    let verifier = ModuleVerifier;
+    let verifier = ModuleVerifier {
+        input: input_source,
+    };
     let mut runner = Runner::new(run_options(cli), &mut sink).with_verifier(&verifier);
     if flags.any() {
         runner = runner.instrument(&mut printer);
@@ -277,7 +308,19 @@ pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<
         }
         _ => crate::EXIT_USER_ERROR,
     };
-    let mut message = format!("xir-opt: error: {}\n", f.message.trim_end());
+    // A failure with a place in the pipeline's text (a fixed point's exhausted budget)
+    // is reported there, file:line:col and caret; others name the tool.
+    let mut message = match &f.at {
+        Some((src, span)) => xir_ir::diag::render(
+            &src.name,
+            &src.text,
+            &[
+                xir_ir::diag::Diagnostic::error(f.message.trim_end(), Some(*span))
+                    .with_label("iteration budget"),
+            ],
+        ),
+        None => format!("xir-opt: error: {}\n", f.message.trim_end()),
+    };
     if let (Some(path), Some(index), Some(input)) = (&cli.crash_reproducer, f.index, input) {
         match write_reproducer(cli, &p, input, &f, index, path) {
             Ok(()) => message.push_str(&format!("note: reproducer written to '{path}'\n")),
@@ -315,7 +358,7 @@ fn write_reproducer(
         stop_before: Some(index),
     };
     let mut sink = Vec::new();
-    let verifier = ModuleVerifier;
+    let verifier = ModuleVerifier::default();
     let r = Runner::new(opts, &mut sink)
         .with_verifier(&verifier)
         .run(p, &mut input);

@@ -56,7 +56,8 @@ impl Edit {
     }
     /// `args` with this edit applied.
     pub fn apply(&self, args: &[String]) -> Vec<String> {
-        let mut a = args.to_vec();
+        // Match flags in one spelling: `-passes=`, `--pass-pipeline=` are `--passes=`.
+        let mut a = xir_driver::cli::canonical_args(args);
         if let Some(p) = &self.passes {
             a = with_passes(&a, p);
         }
@@ -344,6 +345,24 @@ pub(crate) mod tests {
             .apply(&base),
             a(&["--verify-each", "--passes=c", "--bisect-limit=3"])
         );
+        // LLVM spellings are replaced, not kept next to the new pipeline.
+        let edit = Edit {
+            limit: Some(1),
+            passes: Some("c".into()),
+            extra: vec![],
+        };
+        for old in [
+            a(&["-passes=a,b", "-bisect-limit=7"]),
+            a(&["--pass-pipeline=a,b", "--bisect-limit", "7"]),
+            a(&["-pass-pipeline", "a,b", "-bisect-limit", "7"]),
+            a(&["-pipeline=cleanup"]),
+        ] {
+            assert_eq!(
+                edit.apply(&old),
+                a(&["--passes=c", "--bisect-limit=1"]),
+                "{old:?}"
+            );
+        }
     }
 
     #[test]
