@@ -81,7 +81,7 @@ fn a_diagnostics_test_blesses_in_one_run() {
     let text = std::fs::read_to_string(&f).unwrap();
     let line = text
         .lines()
-        .position(|l| l.contains("return %nope"))
+        .position(|l| l.starts_with("    %r: void = return %nope"))
         .unwrap()
         + 1;
     assert!(
