@@ -334,6 +334,21 @@ kernel %1 () = define %2: {
 };
 """, "empty structures have no SPIR-V type")
 
+add("zero-length-array-local", "XIR represents zero-length host arrays; the SPIR-V dialect rejects them (seed: dialect boundary).", K + """
+kernel %1 () = define %2: {
+    %3: array<u32, 0> = alloca local; <<<
+    %4: void = return;
+};
+""", "zero-length arrays have no SPIR-V type (OpTypeArray length must be positive)")
+
+add("zero-length-array-buffer", "A buffer of zero-length arrays is rejected at the dialect boundary, not by the reader.", K + """
+kernel %1 (
+    %2: buffer<array<f32, 0>>; <<<
+) = define %3: {
+    %4: void = return;
+};
+""", "zero-length arrays have no SPIR-V type")
+
 add("i4-value", "4-bit types have no SPIR-V representation.", K + """
 kernel %1 (
     %2: f32;

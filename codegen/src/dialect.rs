@@ -217,12 +217,17 @@ fn type_support_depth(module: &Module, t: Type, depth: usize) -> Support {
             Support::Supported
         }
         TypeData::Buffer { elem: Some(e) } => {
-            if plan::typed_layout_problem(module, *e).is_some() {
+            // The element's own rejection (a zero-length array, FP8, …) is the more
+            // specific diagnostic, so it is checked before the buffer layout.
+            let elem = type_support_depth(module, *e, depth + 1);
+            if elem != Support::Supported {
+                elem
+            } else if plan::typed_layout_problem(module, *e).is_some() {
                 Support::Unsupported(
                     "buffer element layout needs the uint32 word-storage ABI, not emitted yet",
                 )
             } else {
-                type_support_depth(module, *e, depth + 1)
+                Support::Supported
             }
         }
         TypeData::Buffer { elem: None } => {

@@ -282,6 +282,19 @@ pub struct Cli {
     )]
     pub bisect_limit: Option<i64>,
 
+    /// Interpret every kernel on N generated inputs (default 8) before the pipeline and
+    /// after every pass invocation; fail at the first invocation that changes a result
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "8",
+        value_parser = clap::value_parser!(u32).range(1..=4096),
+        help_heading = "Debugging options"
+    )]
+    pub check_semantics: Option<u32>,
+
     /// On a pass crash or broken IR, write a reproducer (IR before the failing pass + RUN line)
     #[arg(long, value_name = "FILE", help_heading = "Debugging options")]
     pub crash_reproducer: Option<String>,

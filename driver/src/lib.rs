@@ -35,6 +35,7 @@ pub mod input;
 pub mod instrument;
 pub mod output;
 pub mod pipeline;
+pub mod semantics;
 pub mod spirv;
 pub mod split;
 

@@ -2,7 +2,7 @@
 //! `--enable-test-passes`), the actions that need no input (`--list-passes`,
 //! `--print-pipeline`), and running a pipeline on each module with the debugging flags
 //! (`--verify-each`, printing, `--bisect-limit`, `--pass-stats`, `--time-passes`,
-//! `--trace-passes`, `--crash-reproducer`).
+//! `--trace-passes`, `--crash-reproducer`, `--check-semantics`).
 //!
 //! Exit statuses of a failed run: a refusal of an `abort-on-refusal` entry, a fixed point
 //! that did not converge, a failing `verify` entry or a pass error give 1; a pass that
@@ -11,6 +11,7 @@
 
 use crate::cli::{Cli, ColorChoice, ListFormat, StatsFormat};
 use crate::instrument::{IrPrinter, PrintFlags, SharedLog};
+use crate::semantics::SemanticChecker;
 use std::sync::OnceLock;
 use xir_ir::Module;
 use xir_ir::diag::Diagnostic;
@@ -23,6 +24,10 @@ use xir_passes::registry::Registry;
 
 /// Exit status of a pass that left invalid IR behind.
 pub const EXIT_INVALID_IR: i32 = 3;
+
+/// Exit status of a pass that changed interpreted results (`--check-semantics`): the
+/// same class as a pass that broke the verifier.
+pub const EXIT_SEMANTICS: i32 = 3;
 
 /// Why a pipeline could not be built or run.
 #[derive(Debug)]
@@ -262,6 +267,11 @@ pub fn run_pipeline(
     input_source: Option<InputSource<'_>>,
 ) -> Result<(), PipelineError> {
     let Some(p) = load(cli)? else {
+        if cli.check_semantics.is_some() {
+            return Err(PipelineError::Usage(
+                "--check-semantics needs --passes or --pipeline".into(),
+            ));
+        }
         return Ok(());
     };
     check_print_names(cli, &p)?;
@@ -288,15 +298,37 @@ pub fn run_pipeline(
     let verifier = ModuleVerifier {
         input: input_source,
     };
+    let mut checker = match cli.check_semantics {
+        Some(n) => {
+            let (c, note) = SemanticChecker::new(module, n).map_err(|e| PipelineError::Failed {
+                message: format!("xir-opt: error: {e}\n"),
+                code: crate::EXIT_USER_ERROR,
+            })?;
+            log.push_str(&note);
+            Some(c)
+        }
+        None => None,
+    };
     let mut runner = Runner::new(run_options(cli), &mut sink).with_verifier(&verifier);
     if flags.any() {
         runner = runner.instrument(&mut printer);
+    }
+    if let Some(c) = checker.as_mut() {
+        runner = runner.instrument(c);
     }
     let result = runner.run(&p, module);
     log.push_str(&shared.0.borrow());
     report(cli, &result, log);
     if let Some(e) = printer.dump_error.take() {
         log.push_str(&format!("warning: --dump-dir: {e}\n"));
+    }
+    if result.failure.is_none()
+        && let Some(message) = checker.and_then(|c| c.failure)
+    {
+        return Err(PipelineError::Failed {
+            message: format!("xir-opt: error: {message}\n"),
+            code: EXIT_SEMANTICS,
+        });
     }
     let Some(f) = result.failure else {
         return Ok(());

@@ -422,6 +422,15 @@ op_table! {
     }
 }
 
+impl ResourceReadOp {
+    /// The element-wise cooperative-vector math reads (`cooperative_vector_dot` …
+    /// `cooperative_vector_not_equal`): upstream's verifier and interchange v1 have no
+    /// rule for them (xir types them only under `allow-cooperative-vector-math`).
+    pub fn is_cooperative_vector_math(self) -> bool {
+        self.index() >= Self::CooperativeVectorDot.index()
+    }
+}
+
 op_table! {
     /// Resource writes (operand counts include the resource operand).
     pub enum ResourceWriteOp {

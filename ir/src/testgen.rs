@@ -13,12 +13,17 @@
 //! kind and blocks unreachable by traversal. Every generated module passes
 //! [`verify_module`](crate::verify::verify_module) with default options.
 //!
+//! [`generate_exec_kernel`] is the executable mode: kernels a reference interpreter runs
+//! without undefined behaviour (in-bounds indices, non-zero divisors, bounded loops,
+//! locals written before read, race-free shared memory), for differential pass testing.
+//!
 //! [`coverage`] reports which instruction kinds, ops, types, metadata kinds, special
 //! registers and structural features a set of modules exercises, and what is missing.
 
 mod arith_recipes;
 mod control;
 mod coverage;
+mod exec;
 mod fb;
 mod recipes;
 mod resources;
@@ -26,6 +31,7 @@ mod resources;
 mod signature_tests;
 
 pub use coverage::{Coverage, coverage};
+pub use exec::{ExecConfig, ExecKernel, generate_exec_kernel};
 
 use crate::function::{ArgKind, Function, FunctionKind};
 use crate::metadata::Metadata;

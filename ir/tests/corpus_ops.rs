@@ -25,8 +25,26 @@ fn out_dir() -> PathBuf {
     rt_common::corpus_root().join("ops")
 }
 
-const RUN: &str = "// RUN: xir-opt %s | xir-filecheck %s\n\
-                   // RUN: xir-opt %s | xir-opt | xir-filecheck %s\n";
+/// The RUN lines; a source's `// VERIFY-OPTIONS: LIST` header line passes `LIST` to
+/// every `xir-opt` (and to the verifier here).
+fn run_lines(verify_options: Option<&str>) -> String {
+    let opt = match verify_options {
+        Some(list) => format!("xir-opt --verify-options={list}"),
+        None => "xir-opt".to_string(),
+    };
+    format!(
+        "// RUN: {opt} %s | xir-filecheck %s\n\
+         // RUN: {opt} %s | {opt} | xir-filecheck %s\n"
+    )
+}
+
+/// The list of a source's `// VERIFY-OPTIONS:` header line.
+fn verify_options_of(src: &str) -> Option<&str> {
+    src.lines()
+        .take_while(|l| l.starts_with("//"))
+        .find_map(|l| l.strip_prefix("// VERIFY-OPTIONS:"))
+        .map(str::trim)
+}
 
 /// The sources, sorted by name (`XIR_OPS_ONLY` keeps one).
 fn sources() -> Vec<(String, String)> {
@@ -47,9 +65,10 @@ fn sources() -> Vec<(String, String)> {
 }
 
 /// Parses and verifies `text`; returns the upstream print.
-fn parse_verify_print(file: &str, text: &str) -> Result<String, String> {
+fn parse_verify_print(file: &str, text: &str, options: Option<&str>) -> Result<String, String> {
     let (m, sm) = parse_module(text).map_err(|d| render(file, text, &d))?;
-    let errors: Vec<_> = verify_module(&m, &VerifyOptions::default(), Some(&sm))
+    let opts = VerifyOptions::parse_list(options.unwrap_or(""))?;
+    let errors: Vec<_> = verify_module(&m, &opts, Some(&sm))
         .into_iter()
         .filter(|d| d.severity == Severity::Error)
         .collect();
@@ -61,9 +80,13 @@ fn parse_verify_print(file: &str, text: &str) -> Result<String, String> {
 
 /// The corpus file generated from source `name`.
 fn render_file(name: &str, src: &str) -> Result<String, String> {
-    let out = parse_verify_print(&format!("{name}.in"), src)?;
-    let mut s = String::from(RUN);
-    for line in src.lines().take_while(|l| l.starts_with("//")) {
+    let out = parse_verify_print(&format!("{name}.in"), src, verify_options_of(src))?;
+    let mut s = run_lines(verify_options_of(src));
+    for line in src
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .filter(|l| !l.starts_with("// VERIFY-OPTIONS:"))
+    {
         s.push_str(line);
         s.push('\n');
     }
@@ -137,15 +160,17 @@ fn ops_corpus_files_verify_and_pin_their_print() {
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let runs = rt_common::run_lines(&text);
-        assert_eq!(
-            runs,
-            [
-                "xir-opt %s | xir-filecheck %s",
-                "xir-opt %s | xir-opt | xir-filecheck %s"
-            ],
-            "{name}"
-        );
-        let out = match parse_verify_print(&name, &text) {
+        let options = runs.first().and_then(|r| {
+            r.strip_prefix("xir-opt --verify-options=")?
+                .split_whitespace()
+                .next()
+        });
+        let want: Vec<String> = run_lines(options)
+            .lines()
+            .map(|l| l.trim_start_matches("// RUN: ").to_string())
+            .collect();
+        assert_eq!(runs, want, "{name}");
+        let out = match parse_verify_print(&name, &text, options) {
             Ok(o) => o,
             Err(e) => {
                 problems.push(e);

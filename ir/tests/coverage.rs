@@ -247,12 +247,22 @@ fn the_generator_covers_the_op_table() {
             &mut seen,
         );
     }
-    let small_gaps = missing(&seen);
+    // The generator emits only modules valid under the default verifier options, which
+    // (as upstream) reject the element-wise cooperative-vector math reads; the corpus
+    // covers those (ops/cooperative-vector-*.xir).
+    let not_default_valid = |item: &String| {
+        item.strip_prefix("resource_read:")
+            .and_then(ResourceReadOp::from_name)
+            .is_some_and(|o| o.is_cooperative_vector_math())
+    };
+    let mut small_gaps = missing(&seen);
+    small_gaps.retain(|g| !not_default_valid(g));
     for seed in 0..50 {
         let m = generate_module(seed, &GenConfig::default());
         collect(&m, &format!("default seed {seed}"), &mut seen);
     }
-    let gaps = missing(&seen);
+    let mut gaps = missing(&seen);
+    gaps.retain(|g| !not_default_valid(g));
     assert!(
         gaps.is_empty() && small_gaps.is_empty(),
         "missing from the generator: {gaps:?}; missing from the property test's modules: \

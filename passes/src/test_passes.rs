@@ -18,6 +18,7 @@ crate::pass_registry! {
     /// [`declare_pass!`](crate::declare_pass)), then the behaviour-table ones of this file.
     static TEST_PASSES (test_only: true) = [
         lie_about_cfg::LieAboutCfg,
+        signed_div_to_shift::SignedDivToShift,
         strip_names::StripNames,
     ] + [
         ALWAYS_CHANGE,

@@ -60,6 +60,19 @@ pub struct OptPredicateArgs {
     #[arg(long, help_heading = "Predicate (choose one)")]
     pub any_failure: bool,
 
+    /// Bad = a pass changes interpreted results (xir-opt --check-semantics=N, N generated
+    /// inputs per kernel; default 8)
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "8",
+        value_parser = clap::value_parser!(u32).range(1..=4096),
+        help_heading = "Predicate (choose one)"
+    )]
+    pub semantics: Option<u32>,
+
     /// Bad = spirv-val rejects the output (give xir-opt its SPIR-V output flags after --)
     #[arg(long, help_heading = "Predicate (choose one)")]
     pub spirv_val: bool,
@@ -109,6 +122,9 @@ impl OptPredicateArgs {
         }
         if self.any_failure {
             return Some(Predicate::Failure);
+        }
+        if let Some(runs) = self.semantics {
+            return Some(Predicate::Semantics { runs });
         }
         self.spirv_val.then(|| Predicate::SpirvVal {
             program: self.spirv_val_path.clone(),

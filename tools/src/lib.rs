@@ -22,6 +22,7 @@ pub mod cli_common;
 pub mod lit;
 pub mod opt;
 pub mod oracle;
+pub mod pass_semantics;
 pub mod pipeline_text;
 pub mod predicate;
 pub mod reduce;

@@ -153,6 +153,8 @@ pub enum FailureClass {
     Refusal,
     /// The verifier rejected the module after a pass (or at a `verify` entry).
     Verifier,
+    /// A pass changed interpreted results (`--check-semantics`).
+    Semantics,
     /// Any other failure (a pass error, non-convergence, a usage error).
     Error,
 }
@@ -162,6 +164,9 @@ pub enum FailureClass {
 pub const OPT_EXIT_CRASH: i32 = 2;
 /// `xir-opt`'s status when a pass left invalid IR behind (`--verify-each`).
 pub const OPT_EXIT_INVALID_IR: i32 = 3;
+/// What `xir-opt --check-semantics` says (with status 3) about a pass that changed
+/// interpreted results.
+pub const SEMANTIC_CHANGE: &str = "changed the semantics of kernel";
 
 impl FailureClass {
     /// Classifies a run from its status and, for the failures that share status 1, its
@@ -178,6 +183,9 @@ impl FailureClass {
         }
         if code == OPT_EXIT_CRASH || code >= 128 || err.contains(" panicked") {
             return FailureClass::Crash;
+        }
+        if code == OPT_EXIT_INVALID_IR && err.contains(SEMANTIC_CHANGE) {
+            return FailureClass::Semantics;
         }
         if code == OPT_EXIT_INVALID_IR {
             return FailureClass::Verifier;
@@ -205,6 +213,7 @@ impl FailureClass {
             FailureClass::Crash => "crash",
             FailureClass::Refusal => "refusal",
             FailureClass::Verifier => "verifier failure",
+            FailureClass::Semantics => "semantic change",
             FailureClass::Error => "error",
         }
     }

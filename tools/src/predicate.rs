@@ -13,6 +13,7 @@
 //! | [`Predicate::Refusal`] | an `abort-on-refusal` entry refused |
 //! | [`Predicate::Verifier`] | the verifier rejected the module after a pass |
 //! | [`Predicate::Failure`] | `xir-opt` exits non-zero for any reason |
+//! | [`Predicate::Semantics`] | `xir-opt --check-semantics=N` finds a pass that changed interpreted results |
 //! | [`Predicate::SpirvVal`] | `xir-opt` fails, or `spirv-val` rejects its output |
 //! | [`Predicate::Command`] | `sh -c CMD` exits 1–127 except 125 (git-bisect-run style) |
 //! | `Lit` (see `crate::lit`) | the corpus test's RUN lines fail |
@@ -87,6 +88,12 @@ pub enum Predicate {
     Verifier,
     /// Any non-zero exit.
     Failure,
+    /// Interpreted results change: `xir-opt --check-semantics=N` (N generated inputs
+    /// per kernel, results compared with the unoptimised module's) names a pass.
+    Semantics {
+        /// Inputs per kernel.
+        runs: u32,
+    },
     /// `spirv-val ARGS OUTPUT` rejects the output.
     SpirvVal {
         /// The validator.
@@ -173,6 +180,9 @@ impl Predicate {
             Predicate::Refusal => "a pass refuses (abort-on-refusal)".into(),
             Predicate::Verifier => "the verifier rejects the module".into(),
             Predicate::Failure => "xir-opt fails".into(),
+            Predicate::Semantics { runs } => {
+                format!("a pass changes interpreted results (--check-semantics={runs})")
+            }
             Predicate::SpirvVal { program, .. } => {
                 format!("{} rejects the output", program.display())
             }
@@ -188,6 +198,10 @@ impl Predicate {
         args: &[String],
     ) -> Result<Verdict, Undecided> {
         let mut args = strip_flag(args, "-o");
+        if let Predicate::Semantics { runs } = self {
+            args.retain(|a| a != "--check-semantics" && !a.starts_with("--check-semantics="));
+            args.push(format!("--check-semantics={runs}"));
+        }
         if !args.iter().any(|a| a == "-") {
             args.push("-".into());
         }
@@ -206,6 +220,19 @@ impl Predicate {
             Predicate::Refusal => Ok(verdict(class == FailureClass::Refusal, failed_detail())),
             Predicate::Verifier => Ok(verdict(class == FailureClass::Verifier, failed_detail())),
             Predicate::Failure => Ok(verdict(class != FailureClass::Success, failed_detail())),
+            Predicate::Semantics { .. } => {
+                let bad = class == FailureClass::Semantics;
+                let detail = if bad {
+                    opt.stderr_text()
+                        .lines()
+                        .find(|l| l.contains(crate::opt::SEMANTIC_CHANGE))
+                        .unwrap_or_default()
+                        .to_string()
+                } else {
+                    failed_detail()
+                };
+                Ok(verdict(bad, detail))
+            }
             Predicate::Check { file, args } => {
                 if class != FailureClass::Success {
                     return Ok(verdict(true, failed_detail()));

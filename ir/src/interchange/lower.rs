@@ -504,7 +504,7 @@ impl<'m> Lower<'m> {
             return fail(format!("{}: call has no function callee", what()));
         }
         if let WireOp::ResourceRead(o) = op
-            && o.index() >= crate::op::ResourceReadOp::CooperativeVectorDot.index()
+            && o.is_cooperative_vector_math()
         {
             return fail(format!(
                 "{}: resource read `{}` has no interchange v1 operand rule",

@@ -343,9 +343,7 @@ pub(crate) fn shape_ok(tag: InstTag, op: WireOp, n: usize, aux: usize, pay: usiz
         WireOp::ThreadGroup(o) => o.arity().accepts(n),
         WireOp::ResourceQuery(o) => o.arity().accepts(n),
         // Interchange v1 has no operand rule for the cooperative-vector math reads.
-        WireOp::ResourceRead(o) => {
-            o.index() < ResourceReadOp::CooperativeVectorDot.index() && o.arity().accepts(n)
-        }
+        WireOp::ResourceRead(o) => !o.is_cooperative_vector_math() && o.arity().accepts(n),
         WireOp::ResourceWrite(o) => o.arity().accepts(n),
         WireOp::RayQueryObjectRead(_) => n == 1,
         WireOp::RayQueryObjectWrite(o) => o.arity().accepts(n),

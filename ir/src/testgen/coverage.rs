@@ -117,6 +117,7 @@ pub fn expected_items() -> Vec<String> {
     v.extend(
         ResourceReadOp::ALL
             .iter()
+            .filter(|o| !o.is_cooperative_vector_math())
             .map(|o| format!("resource_read:{o}")),
     );
     v.extend(

@@ -371,32 +371,12 @@ pub(crate) fn read(fb: &mut Fb<'_>, op: R) {
         R::CooperativeVectorSplat => (cv, vec![fb.sval(K::F16)]),
         R::CooperativeVectorCast => (coopvec(fb, K::F32, 16), vec![fb.val(cv)]),
         R::CooperativeVectorWorkgroupLoad => (cv, vec![shared_array(fb, K::F16, 64), int(fb)]),
-        _ => return coop_math(fb, op, cv),
+        // The element-wise math reads are not valid under the default verifier
+        // options (upstream has no typing rule for them): emit a load instead.
+        _ => return read(fb, R::CooperativeVectorLoad),
     };
     let acc = access(fb, op.is_bindless());
     fb.val_ins(InstKind::ResourceRead(op, acc), ty, ops);
-}
-
-/// The element-wise cooperative-vector reads (an xir typing extension, see the verifier).
-fn coop_math(fb: &mut Fb<'_>, op: R, cv: Type) {
-    let name = op.name().trim_start_matches("cooperative_vector_");
-    let arity = op.arity();
-    let n = match arity {
-        crate::op::Arity::Exact(k) => k as usize,
-        _ => 1,
-    };
-    let ops: Vec<Value> = (0..n).map(|_| fb.val(cv)).collect();
-    let ty = match name {
-        "dot" => fb.m.types.scalar(K::F16),
-        "isinf" | "isnan" | "less" | "less_equal" | "greater" | "greater_equal" | "equal"
-        | "not_equal" => coopvec(fb, K::Bool, 16),
-        _ => cv,
-    };
-    fb.val_ins(
-        InstKind::ResourceRead(op, BindlessAccess::default()),
-        ty,
-        ops,
-    );
 }
 
 /// A shared `array<k, len>` alloca (an lvalue).

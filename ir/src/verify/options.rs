@@ -26,6 +26,12 @@ pub struct VerifyOptions {
     /// type. A defined function cannot return one anyway (a `return` operand must be a
     /// non-resource rvalue); this also rejects external declarations.
     pub require_non_resource_return_types: bool,
+    /// xir-only extension (off by default): type the element-wise cooperative-vector
+    /// math reads (`cooperative_vector_dot` … `cooperative_vector_not_equal`).
+    /// Upstream's verifier has no typing case for them and rejects every use, so by
+    /// default xir does too. Unlike the `require-*` options this one accepts more, so
+    /// `all` (every requirement) leaves it off.
+    pub allow_cooperative_vector_math: bool,
 }
 
 impl Default for VerifyOptions {
@@ -39,12 +45,13 @@ impl Default for VerifyOptions {
             require_canonical_break_continue_targets: false,
             require_non_resource_undefined: false,
             require_non_resource_return_types: false,
+            allow_cooperative_vector_math: false,
         }
     }
 }
 
 /// Every option name, in declaration order.
-pub const OPTION_NAMES: [&str; 8] = [
+pub const OPTION_NAMES: [&str; 9] = [
     "require-terminated-blocks",
     "require-reachable-blocks",
     "require-no-phi",
@@ -53,10 +60,11 @@ pub const OPTION_NAMES: [&str; 8] = [
     "require-canonical-break-continue-targets",
     "require-non-resource-undefined",
     "require-non-resource-return-types",
+    "allow-cooperative-vector-math",
 ];
 
 impl VerifyOptions {
-    /// Every option enabled.
+    /// Every requirement enabled (the `allow-*` extensions stay off: they accept more).
     pub fn all() -> Self {
         Self {
             require_terminated_blocks: true,
@@ -67,6 +75,7 @@ impl VerifyOptions {
             require_canonical_break_continue_targets: true,
             require_non_resource_undefined: true,
             require_non_resource_return_types: true,
+            allow_cooperative_vector_math: false,
         }
     }
 
@@ -84,6 +93,7 @@ impl VerifyOptions {
             }
             "require-non-resource-undefined" => &mut self.require_non_resource_undefined,
             "require-non-resource-return-types" => &mut self.require_non_resource_return_types,
+            "allow-cooperative-vector-math" => &mut self.allow_cooperative_vector_math,
             _ => return None,
         })
     }

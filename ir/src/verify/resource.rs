@@ -1,12 +1,12 @@
 //! Typing of resource queries/reads/writes and ray-query object instructions
 //! (reference §4.3–§4.5, §4.1), following upstream's `instruction_semantics_valid`.
 //!
-//! Deliberate extension: upstream's verifier has no typing case for the element-wise
-//! cooperative-vector math reads (`cooperative_vector_dot` … `cooperative_vector_not_equal`)
-//! and therefore rejects every use of them. xir accepts them with the natural typing
-//! (cooperative-vector operands of one type; comparisons and `isinf`/`isnan` give a bool
-//! cooperative vector, `dot` gives the element type) so that every op of the op table
-//! can appear in a valid module.
+//! Upstream's verifier has no typing case for the element-wise cooperative-vector math
+//! reads (`cooperative_vector_dot` … `cooperative_vector_not_equal`) and therefore rejects
+//! every use of them; so does xir by default. The opt-in extension
+//! `allow-cooperative-vector-math` accepts them with the natural typing (cooperative-vector
+//! operands of one type; comparisons and `isinf`/`isnan` give a bool cooperative vector,
+//! `dot` gives the element type).
 
 use super::Fx;
 use super::types::argument_matches;
@@ -283,10 +283,6 @@ fn bindless_sample_ok(o: &Ops<'_, '_, '_>, op: Q, n: u64) -> bool {
     !sampler || (o.u32(next) && o.u32(next + 1))
 }
 
-fn is_coop_math(op: R) -> bool {
-    op.index() >= R::CooperativeVectorDot.index()
-}
-
 /// Checks a `resource_read`.
 pub(super) fn check_read(
     fx: &Fx<'_, '_>,
@@ -300,7 +296,14 @@ pub(super) fn check_read(
     let Some(r) = d.ty else {
         return Err("resource reads produce a value".into());
     };
-    if is_coop_math(op) {
+    if op.is_cooperative_vector_math() {
+        if !fx.opts.allow_cooperative_vector_math {
+            return Err(format!(
+                "`{}` has no typing rule (upstream's verifier rejects every use); \
+                 `--verify-options=allow-cooperative-vector-math` accepts it as an xir extension",
+                op.name()
+            ));
+        }
         return check_coop_math(&o, op, r);
     }
     let base_ok = match op {

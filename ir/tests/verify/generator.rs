@@ -99,6 +99,8 @@ fn generator_covers_the_op_table() {
     want.extend(
         ResourceReadOp::ALL
             .iter()
+            // Invalid under the default verifier options, as upstream: not generated.
+            .filter(|o| !o.is_cooperative_vector_math())
             .map(|o| format!("resource_read:{}", o.name())),
     );
     want.extend(

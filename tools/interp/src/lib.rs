@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod code;
+pub mod differential;
 pub mod exec;
 pub mod layout;
 pub mod lower;

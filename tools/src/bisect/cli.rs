@@ -48,7 +48,7 @@ and counts as 'cannot tell' (status 5), or as bad with --on-timeout=bad.
     max_term_width = 100,
     after_help = EXIT_CODES,
     group(ArgGroup::new("predicate").required(true).args(
-        ["check_file", "crash", "refusal", "verifier", "any_failure", "spirv_val", "cmd", "lit"]
+        ["check_file", "crash", "refusal", "verifier", "any_failure", "semantics", "spirv_val", "cmd", "lit"]
     ))
 )]
 pub struct BisectCli {
@@ -122,6 +122,8 @@ pub fn status_for(c: FailureClass) -> i32 {
         FailureClass::Crash => exit::FOUND_CRASH,
         FailureClass::Refusal => exit::FOUND_REFUSAL,
         FailureClass::Verifier => exit::FOUND_VERIFIER,
+        // A miscompile is a wrong output that the interpreter, not FileCheck, saw.
+        FailureClass::Semantics => exit::FOUND_WRONG_OUTPUT,
         FailureClass::Error => exit::FOUND_OTHER,
     }
 }

@@ -127,6 +127,9 @@ pub fn render(spec: &TestSpec<'_>) -> Result<String, String> {
         Predicate::Crash | Predicate::Refusal | Predicate::Verifier | Predicate::Failure => {
             run_lines.push(opt);
         }
+        Predicate::Semantics { runs } => {
+            run_lines.push(format!("{opt} --check-semantics={runs}"));
+        }
         Predicate::SpirvVal { args, .. } => {
             requires.push("spirv-tools");
             run_lines.push(format!("{opt} -o %t.spv"));

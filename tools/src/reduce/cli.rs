@@ -51,7 +51,7 @@ EXIT STATUS:
     max_term_width = 100,
     after_help = EXIT_CODES,
     group(ArgGroup::new("predicate").required(true).args(
-        ["check_file", "crash", "refusal", "verifier", "any_failure", "spirv_val", "test", "lit"]
+        ["check_file", "crash", "refusal", "verifier", "any_failure", "semantics", "spirv_val", "test", "lit"]
     ))
 )]
 pub struct ReduceCli {
