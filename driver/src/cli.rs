@@ -369,6 +369,30 @@ impl Cli {
     }
 }
 
+/// `args` in the one spelling tools that edit an `xir-opt` command line match on
+/// (`xir-bisect`, `xir-reduce`, their `--lit` oracles): a single-dash long option
+/// becomes `--NAME` (as for parsing, [`llvm_style_long_options`]) and the alias
+/// `--pass-pipeline` becomes `--passes`. `xir-opt` reads the result exactly as `args`.
+pub fn canonical_args(args: &[String]) -> Vec<String> {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut positional = false;
+    llvm_style_long_options(&cmd, args)
+        .into_iter()
+        .map(|a| {
+            positional |= a == "--";
+            if positional {
+                return a;
+            }
+            match a.strip_prefix("--pass-pipeline") {
+                Some("") => "--passes".to_string(),
+                Some(v) if v.starts_with('=') => format!("--passes{v}"),
+                _ => a,
+            }
+        })
+        .collect()
+}
+
 /// LLVM's tools spell long options with one dash (`-passes=dce`, `-help`, `-version`);
 /// clap knows only `--name`. Before parsing, an argument `-NAME` or `-NAME=VALUE` whose
 /// `NAME` is a long option (or alias) of `cmd` is rewritten to `--NAME…`. One-letter
@@ -471,6 +495,35 @@ mod tests {
 
     #[test]
     fn pass_pipeline_is_an_alias_of_passes() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            canonical_args(&s(&[
+                "-passes=dce",
+                "-pass-pipeline",
+                "cse",
+                "-o",
+                "x",
+                "--",
+                "-passes=y"
+            ])),
+            s(&[
+                "--passes=dce",
+                "--passes",
+                "cse",
+                "-o",
+                "x",
+                "--",
+                "-passes=y"
+            ])
+        );
+        assert_eq!(
+            canonical_args(&s(&[
+                "--pass-pipeline=dce",
+                "-pipeline=cleanup",
+                "-bisect-limit=2"
+            ])),
+            s(&["--passes=dce", "--pipeline=cleanup", "--bisect-limit=2"])
+        );
         let c = parse(&["--pass-pipeline=dce,cse"]).unwrap();
         assert_eq!(c.passes.as_deref(), Some("dce,cse"));
         let c = parse(&["-pass-pipeline=dce"]).unwrap();

@@ -307,14 +307,23 @@ fn process_chunk<'s>(
         }
         // Only a late check of the parsed text still needs the spans (for the text's
         // labels); otherwise free them before the pipeline and the printer allocate.
-        let run = pipeline::run_pipeline_located(
-            &mut module,
-            cli,
-            &mut log,
-            from_text.then_some(&source_map),
-        );
-        let late_source_map = (parse_check_is_late && from_text).then_some(source_map);
-        match run {
+        // A pipeline keeps them: a verifier error after a pass is located at the
+        // offending entity's place in the input (arenas only grow, so an entity of the
+        // input keeps its id through every pass; new ones have no place and stay
+        // unlocated).
+        let (late_source_map, pipeline_map) = if parse_check_is_late && from_text {
+            (Some(source_map), None)
+        } else if runs_pipeline && from_text {
+            (None, Some(source_map))
+        } else {
+            (None, None)
+        };
+        let input_source = pipeline_map.as_ref().map(|m| pipeline::InputSource {
+            name: cli.input_name(),
+            text: &text,
+            map: m,
+        });
+        match pipeline::run_pipeline(&mut module, cli, &mut log, input_source) {
             Ok(()) => {}
             Err(PipelineError::Diagnostics(d)) => {
                 diags.extend(d);
@@ -343,7 +352,8 @@ fn process_chunk<'s>(
             return Some(Rendered::Module(Box::new(module), print_choice(cli)));
         }
         if !cli.no_verify && runs_pipeline {
-            diags.extend(frontend::verify_module(&module, verify, None));
+            let source = pipeline_map.as_ref().map(|m| (m, &*text));
+            diags.extend(frontend::verify_module(&module, verify, source));
             if has_errors(&diags) {
                 return None;
             }

@@ -127,13 +127,30 @@ pub fn check_pipeline(cli: &Cli) -> Result<(), PipelineError> {
     }
 }
 
-/// The real verifier, with upstream's kebab-case option flags.
-pub struct ModuleVerifier;
+/// The parsed input text, for locating verifier errors after a pass.
+#[derive(Copy, Clone)]
+pub struct InputSource<'a> {
+    /// The file name diagnostics show.
+    pub name: &'a str,
+    /// The text.
+    pub text: &'a str,
+    /// Where the input's entities were written.
+    pub map: &'a xir_ir::source_map::SourceMap,
+}
 
-impl Verifier for ModuleVerifier {
+/// The real verifier, with upstream's kebab-case option flags. Given the input's text,
+/// an error at an entity that came from the input is rendered at its place there
+/// (`file:line:col: error: …` and a caret); others are `error: …` lines.
+#[derive(Default)]
+pub struct ModuleVerifier<'a> {
+    /// The input, when it was text.
+    pub input: Option<InputSource<'a>>,
+}
+
+impl Verifier for ModuleVerifier<'_> {
     fn verify(&self, m: &Module, flags: &[String]) -> Result<(), String> {
         let opts = VerifyOptions::parse_list(&flags.join(",")).map_err(|e| e.to_string())?;
-        let diags = verify_module(m, &opts, None);
+        let diags = verify_module(m, &opts, self.input.map(|i| i.map));
         let errors: Vec<&Diagnostic> = diags
             .iter()
             .filter(|d| d.severity == xir_ir::diag::Severity::Error)
@@ -143,7 +160,14 @@ impl Verifier for ModuleVerifier {
         }
         let mut out = String::new();
         for d in errors {
-            out.push_str(&format!("  error: {}\n", d.message));
+            match (self.input, d.span) {
+                (Some(i), Some(_)) => out.push_str(&xir_ir::diag::render(
+                    i.name,
+                    i.text,
+                    std::slice::from_ref(d),
+                )),
+                _ => out.push_str(&format!("  error: {}\n", d.message)),
+            }
         }
         Err(out)
     }
@@ -267,17 +291,11 @@ fn print_upstream(m: &Module) -> String {
 
 /// Runs the requested pipeline on `module`, appending warnings, dumps and reports to
 /// `log` (standard error).
-pub fn run_pipeline(module: &mut Module, cli: &Cli, log: &mut String) -> Result<(), PipelineError> {
-    run_pipeline_located(module, cli, log, None)
-}
-
-/// [`run_pipeline`] with the input's source map, so that a failing `check` entry's
-/// diagnostics point into the input text.
-pub fn run_pipeline_located(
+pub fn run_pipeline(
     module: &mut Module,
     cli: &Cli,
     log: &mut String,
-    source_map: Option<&xir_ir::source_map::SourceMap>,
+    input_source: Option<InputSource<'_>>,
 ) -> Result<(), PipelineError> {
     let Some(p) = load(cli)? else {
         if cli.check_semantics.is_some() {
@@ -308,7 +326,10 @@ pub fn run_pipeline_located(
     let shared = SharedLog::default();
     let mut sink = shared.clone();
     let mut printer = IrPrinter::new(flags.clone(), shared.clone());
-    let verifier = ModuleVerifier;
+    let verifier = ModuleVerifier {
+        input: input_source,
+    };
+    let source_map = input_source.map(|s| s.map);
     let mut checker = match cli.check_semantics {
         Some(n) => {
             let (c, note) = SemanticChecker::new(module, n).map_err(|e| PipelineError::Failed {
@@ -363,7 +384,19 @@ pub fn run_pipeline_located(
         }
         _ => crate::EXIT_USER_ERROR,
     };
-    let mut message = format!("xir-opt: error: {}\n", f.message.trim_end());
+    // A failure with a place in the pipeline's text (a fixed point's exhausted budget)
+    // is reported there, file:line:col and caret; others name the tool.
+    let mut message = match &f.at {
+        Some((src, span)) => xir_ir::diag::render(
+            &src.name,
+            &src.text,
+            &[
+                xir_ir::diag::Diagnostic::error(f.message.trim_end(), Some(*span))
+                    .with_label("iteration budget"),
+            ],
+        ),
+        None => format!("xir-opt: error: {}\n", f.message.trim_end()),
+    };
     if let (Some(path), Some(index), Some(input)) = (&cli.crash_reproducer, f.index, input) {
         match write_reproducer(cli, &p, input, &f, index, path) {
             Ok(()) => message.push_str(&format!("note: reproducer written to '{path}'\n")),
@@ -401,7 +434,7 @@ fn write_reproducer(
         stop_before: Some(index),
     };
     let mut sink = Vec::new();
-    let verifier = ModuleVerifier;
+    let verifier = ModuleVerifier::default();
     let checks = DriverChecks {
         source_map: None,
         diagnostics: Default::default(),

@@ -30,7 +30,7 @@ fn cli(a: &[&str]) -> Cli {
 fn run(a: &[&str]) -> (Module, String, Result<(), PipelineError>) {
     let mut m = module();
     let mut log = String::new();
-    let r = run_pipeline(&mut m, &cli(a), &mut log);
+    let r = run_pipeline(&mut m, &cli(a), &mut log, None);
     (m, log, r)
 }
 

@@ -16,7 +16,14 @@
 //! `[[V<k>:%[0-9]+]]` where it first appears and `[[V<k>]]` afterwards; the test's own
 //! path becomes `{{.*}}<file name>`. The check prefix is the FileCheck command's first
 //! `--check-prefix(es)`. Lines outside the block are never touched, XFAIL files are
-//! never blessed, and the diff of every rewrite is printed.
+//! never blessed, and the diff of every rewrite is printed. `XIR_BLESS=1 xir-lit PATH`
+//! does the same without building anything (no `cargo test`).
+//!
+//! A file without a block whose FileCheck prefix has no check line at all (a new test:
+//! RUN lines and the module) gets one, with its markers, at its end, so no line above
+//! moves. The output is regenerated until it no longer changes (at most
+//! [`MAX_ROUNDS`] times): a block that grows or shrinks above the module moves the
+//! lines a diagnostic names, and one run still leaves the file passing.
 
 use crate::lit::directives;
 use crate::lit::exec::{Env, run_pipeline};
@@ -210,7 +217,12 @@ fn check_prefix(c: &Command) -> String {
 /// The output that the first RUN line feeds to FileCheck, and FileCheck's prefix.
 pub fn actual_output(suite: &Suite, path: &Path) -> Result<(String, String), String> {
     let src = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
-    let d = directives::parse(&src).map_err(|e| e.to_string())?;
+    actual_output_of(suite, path, &src)
+}
+
+/// [`actual_output`] for the test at `path` whose text is `src`.
+fn actual_output_of(suite: &Suite, path: &Path, src: &str) -> Result<(String, String), String> {
+    let d = directives::parse(src).map_err(|e| e.to_string())?;
     let run = d.run.first().ok_or("no RUN line")?;
     let paths = suite.paths_for(path);
     let script = shell::parse(&paths.expand(&run.command))?;
@@ -230,6 +242,7 @@ pub fn actual_output(suite: &Suite, path: &Path) -> Result<(String, String), Str
                 table: &suite.table,
                 cwd: &cwd,
                 tmp_root: &suite.tmp_root,
+                deadline: None,
             };
             let mut log = String::new();
             let (_, out) = run_pipeline(&env, &p[..i], &mut log);
@@ -242,26 +255,72 @@ pub fn actual_output(suite: &Suite, path: &Path) -> Result<(String, String), Str
     Err("the first RUN line has no FileCheck command".into())
 }
 
+/// How often a file is regenerated, at most, until its block stops changing.
+pub const MAX_ROUNDS: usize = 4;
+
+/// Whether `src` has a check line for `prefix` (`PREFIX:` or `PREFIX-…:`).
+fn has_checks(src: &str, prefix: &str) -> bool {
+    src.lines().any(|l| {
+        l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .any(|w| w == prefix || w.strip_prefix(prefix).is_some_and(|r| r.starts_with('-')))
+            && l.contains(':')
+            && !l.contains("RUN:")
+    })
+}
+
+/// `src` with an empty block appended (after a blank line).
+fn with_new_block(src: &str) -> String {
+    let mut s = src.to_string();
+    if !s.is_empty() && !s.ends_with('\n') {
+        s.push('\n');
+    }
+    if !s.ends_with("\n\n") {
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "// {BEGIN} (XIR_BLESS=1 regenerates this block; edits inside are lost)\n// {END}\n"
+    ));
+    s
+}
+
 /// Blesses one file.
 pub fn bless_file(suite: &Suite, path: &Path) -> Result<Blessed, String> {
     let src = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
-    if find_block(&src)?.is_none() {
-        return Ok(Blessed::NoBlock);
-    }
     let d = directives::parse(&src).map_err(|e| e.to_string())?;
+    let mut cur = src.clone();
+    if find_block(&src)?.is_none() {
+        // A new test (RUN lines, no checks of its prefix yet) gets a block; a file with
+        // hand-written checks is not ours to touch.
+        let Ok((_, prefix)) = actual_output_of(suite, path, &src) else {
+            return Ok(Blessed::NoBlock);
+        };
+        if has_checks(&src, &prefix) {
+            return Ok(Blessed::NoBlock);
+        }
+        cur = with_new_block(&src);
+    }
     if d.xfail.iter().any(|(_, e)| e.eval(&suite.features)) {
         return Ok(Blessed::SkippedXfail);
     }
-    let (output, prefix) = actual_output(suite, path)?;
     let paths = suite.paths_for(path);
     let source = paths.source.display().to_string();
     let tmp = paths.tmp.display().to_string();
-    let checks = generate(&output, &prefix, &[&tmp, &source]);
-    let new = splice(&src, &checks)?;
+    for _ in 0..MAX_ROUNDS {
+        // The output as the file will read: the file on disk is the candidate text.
+        std::fs::write(path, &cur).map_err(|e| format!("cannot write: {e}"))?;
+        let (output, prefix) = actual_output(suite, path)?;
+        let checks = generate(&output, &prefix, &[&tmp, &source]);
+        let next = splice(&cur, &checks)?;
+        if next == cur {
+            break;
+        }
+        cur = next;
+    }
+    let new = cur;
+    std::fs::write(path, &new).map_err(|e| format!("cannot write: {e}"))?;
     if new == src {
         return Ok(Blessed::Unchanged);
     }
-    std::fs::write(path, &new).map_err(|e| format!("cannot write: {e}"))?;
     let name = suite.name_of(path);
     let diff = similar::TextDiff::from_lines(&src, &new)
         .unified_diff()

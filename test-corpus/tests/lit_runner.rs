@@ -26,6 +26,7 @@ fn suite(name: &str) -> Suite {
         features: ["present".to_string()].into_iter().collect::<BTreeSet<_>>(),
         source_root: base.join("src"),
         tmp_root: base.join("tmp"),
+        timeout: None,
     }
 }
 

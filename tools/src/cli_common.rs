@@ -1,7 +1,7 @@
 //! Command-line flags shared by `xir-bisect` and `xir-reduce`: the pipeline and the
 //! in-process failure predicates.
 
-use crate::predicate::Predicate;
+use crate::predicate::{OnTimeout, OracleLimit, Predicate};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -144,4 +144,43 @@ impl OptPredicateArgs {
         a.extend(extra.iter().cloned());
         a
     }
+}
+
+/// `--timeout`/`--on-timeout`: a time limit for each run of the external oracle command
+/// (`xir-bisect --cmd`, `xir-reduce --test`).
+#[derive(Clone, Debug, Args)]
+pub struct OracleTimeoutArgs {
+    /// Kill a run of the oracle command (its whole process group) after SECS seconds
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, help_heading = "Oracle command")]
+    pub timeout: Option<std::time::Duration>,
+
+    /// What a killed run counts as: skip (cannot tell) or bad
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        default_value = "skip",
+        requires = "timeout",
+        help_heading = "Oracle command"
+    )]
+    pub on_timeout: OnTimeout,
+}
+
+impl OracleTimeoutArgs {
+    /// The limit these flags give.
+    pub fn limit(&self) -> OracleLimit {
+        OracleLimit {
+            limit: self.timeout,
+            on_timeout: self.on_timeout,
+        }
+    }
+}
+
+/// A positive number of seconds (fractions allowed).
+pub fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0 && *v < 1e9)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("'{s}' is not a positive number of seconds"))
 }

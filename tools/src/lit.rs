@@ -29,7 +29,7 @@ pub struct Captured {
 
 /// Whether `xir-opt ARGS` names a pipeline.
 pub fn has_pipeline(args: &[String]) -> bool {
-    args.iter().any(|a| {
+    xir_driver::cli::canonical_args(args).iter().any(|a| {
         a == "--passes"
             || a == "--pipeline"
             || a.starts_with("--passes=")
@@ -169,6 +169,7 @@ impl LitOracle {
             features: self.features.clone(),
             source_root: root,
             tmp_root,
+            timeout: None,
         };
         let outcome = suite.run_file(&path);
         let caps = log.lock().map(|l| l.clone()).unwrap_or_default();
@@ -200,6 +201,7 @@ pub fn pin_source_dir(text: &str, dir: &Path) -> String {
 
 /// `args` without the positional input (`%s` or `-`) and `-o FILE`.
 fn input_free(args: &[String]) -> Vec<String> {
+    let args = &xir_driver::cli::canonical_args(args);
     const VALUE_FLAGS: &[&str] = &[
         "--passes",
         "--pipeline",
@@ -242,7 +244,7 @@ impl Oracle for LitOracle {
         let bad = match status {
             Status::Pass | Status::XPass => false,
             Status::Fail | Status::XFail => true,
-            Status::Unsupported | Status::Unresolved => {
+            Status::Unsupported | Status::Unresolved | Status::Timeout => {
                 return Err(Undecided(format!(
                     "the test is {}:\n{}",
                     status.name(),
@@ -327,6 +329,12 @@ mod tests {
         assert!(has_pipeline(&a(&["x", "--passes=dce"])));
         assert!(has_pipeline(&a(&["--pipeline", "cleanup"])));
         assert!(!has_pipeline(&a(&["x", "--verify-each"])));
+        // The LLVM spellings xir-opt accepts (issue 15, items 13 and 14).
+        assert!(has_pipeline(&a(&["x", "-passes=dce"])));
+        assert!(has_pipeline(&a(&["x", "--pass-pipeline=dce"])));
+        assert!(has_pipeline(&a(&["x", "-pass-pipeline", "dce"])));
+        assert!(has_pipeline(&a(&["-pipeline", "cleanup"])));
+        assert!(!has_pipeline(&a(&["--", "-passes=dce"])));
         assert_eq!(
             input_free(&a(&[
                 "/t/x.xir",

@@ -15,7 +15,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// What one `xir-opt` run produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -93,46 +93,37 @@ pub fn run_program(
     stdin: &[u8],
     env: &[(String, String)],
 ) -> OptOutput {
-    let child = Command::new(program)
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            return OptOutput {
+    run_program_limited(program, args, stdin, env, None).0
+}
+
+/// [`run_program`] for at most `limit`; the flag says the run was cut off (its process
+/// group killed, see `xir_sysio::child`).
+pub fn run_program_limited(
+    program: &std::path::Path,
+    args: &[String],
+    stdin: &[u8],
+    env: &[(String, String)],
+    limit: Option<std::time::Duration>,
+) -> (OptOutput, bool) {
+    let mut cmd = Command::new(program);
+    cmd.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+    match xir_sysio::child::run(&mut cmd, stdin, limit) {
+        Ok(f) => (
+            OptOutput {
+                code: exit_code(&f.status),
+                stdout: f.stdout,
+                stderr: f.stderr,
+            },
+            f.timed_out,
+        ),
+        Err(e) => (
+            OptOutput {
                 code: 127,
                 stdout: Vec::new(),
                 stderr: format!("cannot run '{}': {e}\n", program.display()).into_bytes(),
-            };
-        }
-    };
-    // Feed stdin from a thread so a child that writes a lot before reading cannot
-    // deadlock against us.
-    let feeder = child.stdin.take().map(|mut w| {
-        let data = stdin.to_vec();
-        std::thread::spawn(move || {
-            let _ = w.write_all(&data);
-        })
-    });
-    let out = child.wait_with_output();
-    if let Some(f) = feeder {
-        let _ = f.join();
-    }
-    match out {
-        Ok(o) => OptOutput {
-            code: exit_code(&o.status),
-            stdout: o.stdout,
-            stderr: o.stderr,
-        },
-        Err(e) => OptOutput {
-            code: 127,
-            stdout: Vec::new(),
-            stderr: format!("cannot wait for '{}': {e}\n", program.display()).into_bytes(),
-        },
+            },
+            false,
+        ),
     }
 }
 

@@ -183,7 +183,7 @@ impl Report {
 
 fn run_pipeline(p: &Pipeline, m: &mut Module) -> Result<(), String> {
     let mut sink = Vec::new();
-    let verifier = ModuleVerifier;
+    let verifier = ModuleVerifier::default();
     let r = Runner::new(RunOptions::default(), &mut sink)
         .with_verifier(&verifier)
         .run(p, m);

@@ -19,7 +19,8 @@
 //! | `Lit` (see `crate::lit`) | the corpus test's RUN lines fail |
 
 use crate::opt::{
-    FailureClass, OptOutput, OptRunner, run_program, strip_flag, with_limit, with_passes,
+    FailureClass, OptOutput, OptRunner, run_program, run_program_limited, strip_flag, with_limit,
+    with_passes,
 };
 use crate::util::TempDir;
 use std::path::PathBuf;
@@ -56,7 +57,8 @@ impl Edit {
     }
     /// `args` with this edit applied.
     pub fn apply(&self, args: &[String]) -> Vec<String> {
-        let mut a = args.to_vec();
+        // Match flags in one spelling: `-passes=`, `--pass-pipeline=` are `--passes=`.
+        let mut a = xir_driver::cli::canonical_args(args);
         if let Some(p) = &self.passes {
             a = with_passes(&a, p);
         }
@@ -99,8 +101,44 @@ pub enum Predicate {
         /// Its arguments (before the file).
         args: Vec<String>,
     },
-    /// A shell command; see [`Predicate::Command`]'s module-level convention.
-    Command(String),
+    /// A shell command; see [`Predicate::Command`]'s module-level convention. Each run
+    /// is limited as the [`OracleLimit`] says.
+    Command(String, OracleLimit),
+}
+
+/// What a run of an external oracle command that ran past its time limit counts as.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnTimeout {
+    /// Cannot tell: `xir-bisect` stops undecided (as for exit status 125), `xir-reduce`
+    /// does not keep the candidate.
+    #[default]
+    Skip,
+    /// Bad: `xir-bisect` counts the run as bad, `xir-reduce` as interesting (for
+    /// hunting a hang).
+    Bad,
+}
+
+/// A time limit for each run of `xir-bisect --cmd` / `xir-reduce --test`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct OracleLimit {
+    /// At most this long per run (the command's process group is then killed).
+    pub limit: Option<std::time::Duration>,
+    /// What a timed-out run counts as.
+    pub on_timeout: OnTimeout,
+}
+
+impl OracleLimit {
+    /// A note for a timed-out run.
+    pub fn describe_timeout(&self) -> String {
+        format!(
+            "the command ran past the --timeout of {} s and was killed (--on-timeout={})",
+            self.limit.map_or(0.0, |l| l.as_secs_f64()),
+            match self.on_timeout {
+                OnTimeout::Skip => "skip",
+                OnTimeout::Bad => "bad",
+            }
+        )
+    }
 }
 
 /// The outcome of one evaluation.
@@ -148,7 +186,7 @@ impl Predicate {
             Predicate::SpirvVal { program, .. } => {
                 format!("{} rejects the output", program.display())
             }
-            Predicate::Command(c) => format!("`{c}` says bad"),
+            Predicate::Command(c, _) => format!("`{c}` says bad"),
         }
     }
 
@@ -235,7 +273,7 @@ impl Predicate {
                     _ => Ok(verdict(true, out.stderr_text())),
                 }
             }
-            Predicate::Command(cmd) => {
+            Predicate::Command(cmd, limit) => {
                 let dir = TempDir::new("cmd").map_err(|e| Undecided(e.to_string()))?;
                 let f = dir.join("output.xir");
                 let e = dir.join("stderr.txt");
@@ -246,7 +284,7 @@ impl Predicate {
                     ("XIR_OPT_CLASS".to_string(), class.name().to_string()),
                     ("XIR_OPT_STDERR".to_string(), e.display().to_string()),
                 ];
-                let out = run_program(
+                let (out, timed_out) = run_program_limited(
                     std::path::Path::new("sh"),
                     &[
                         "-c".into(),
@@ -256,7 +294,14 @@ impl Predicate {
                     ],
                     b"",
                     &env,
+                    limit.limit,
                 );
+                if timed_out {
+                    return match limit.on_timeout {
+                        OnTimeout::Skip => Err(Undecided(limit.describe_timeout())),
+                        OnTimeout::Bad => Ok(verdict(true, limit.describe_timeout())),
+                    };
+                }
                 match out.code {
                     0 => Ok(verdict(false, "the command exited 0 (good)".into())),
                     125 => Err(Undecided(
@@ -327,6 +372,24 @@ pub(crate) mod tests {
             .apply(&base),
             a(&["--verify-each", "--passes=c", "--bisect-limit=3"])
         );
+        // LLVM spellings are replaced, not kept next to the new pipeline.
+        let edit = Edit {
+            limit: Some(1),
+            passes: Some("c".into()),
+            extra: vec![],
+        };
+        for old in [
+            a(&["-passes=a,b", "-bisect-limit=7"]),
+            a(&["--pass-pipeline=a,b", "--bisect-limit", "7"]),
+            a(&["-pass-pipeline", "a,b", "-bisect-limit", "7"]),
+            a(&["-pipeline=cleanup"]),
+        ] {
+            assert_eq!(
+                edit.apply(&old),
+                a(&["--passes=c", "--bisect-limit=1"]),
+                "{old:?}"
+            );
+        }
     }
 
     #[test]
@@ -389,7 +452,7 @@ pub(crate) mod tests {
 
     #[test]
     fn command_convention() {
-        let p = |c: &str| Predicate::Command(c.into());
+        let p = |c: &str| Predicate::Command(c.into(), OracleLimit::default());
         assert!(!p("grep -q hello").eval(&Fake, b"hello\n", &[]).unwrap().bad);
         assert!(p("grep -q hello").eval(&Fake, b"bye\n", &[]).unwrap().bad);
         assert!(p("exit 125; true").eval(&Fake, b"", &[]).is_err());
@@ -398,5 +461,31 @@ pub(crate) mod tests {
             .eval(&Fake, b"", &a(&["crash"]))
             .unwrap();
         assert!(v.bad);
+    }
+
+    #[test]
+    fn a_command_past_its_timeout_is_skip_or_bad_by_flag() {
+        let limit = |on_timeout| OracleLimit {
+            limit: Some(std::time::Duration::from_millis(300)),
+            on_timeout,
+        };
+        let start = std::time::Instant::now();
+        let skip = Predicate::Command("sleep 20; true".into(), limit(OnTimeout::Skip)).eval(
+            &Fake,
+            b"",
+            &[],
+        );
+        let e = skip.expect_err("a timed-out run with --on-timeout=skip is undecided");
+        assert!(e.0.contains("--timeout"), "{e}");
+        let bad = Predicate::Command("sleep 20; true".into(), limit(OnTimeout::Bad))
+            .eval(&Fake, b"", &[])
+            .unwrap();
+        assert!(bad.bad && bad.detail.contains("killed"), "{}", bad.detail);
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
+        // A quick command is unaffected by the limit.
+        let quick = Predicate::Command("true".into(), limit(OnTimeout::Bad))
+            .eval(&Fake, b"", &[])
+            .unwrap();
+        assert!(!quick.bad);
     }
 }

@@ -299,7 +299,7 @@ fn run(
         let opt =
             xir_driver::cli::Cli::try_parse_args(&opt_args).map_err(|e| fail(e.to_string()))?;
         let mut log = String::new();
-        let r = xir_driver::pipeline::run_pipeline(&mut module, &opt, &mut log);
+        let r = xir_driver::pipeline::run_pipeline(&mut module, &opt, &mut log, None);
         let _ = stderr.write_all(log.as_bytes());
         if let Err(e) = r {
             let text = match e {

@@ -8,6 +8,9 @@
 //! path and lets the signal take its default effect, so the shell still sees the
 //! process killed by it (status 130 for SIGINT, 143 for SIGTERM).
 //!
+//! Child process groups started by [`crate::child::run`] are registered the same way
+//! and killed first.
+//!
 //! Library callers (tests, the in-process corpus runner) never install the handler: the
 //! registry is then only a list.
 
@@ -15,10 +18,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+enum What {
+    File(PathBuf),
+    Dir(PathBuf),
+    /// A child's process group, killed (SIGKILL) before any path is removed.
+    ProcessGroup(u32),
+}
+
 struct Entry {
     id: u64,
-    path: PathBuf,
-    dir: bool,
+    what: What,
 }
 
 static REGISTRY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
@@ -42,22 +51,50 @@ impl Drop for Registration {
 /// Registers a temporary file (`dir == false`) or directory (removed with its
 /// contents) to be removed if the process is interrupted. Register before creating it.
 pub fn register(path: &Path, dir: bool) -> Registration {
+    let path = path.to_path_buf();
+    add(if dir {
+        What::Dir(path)
+    } else {
+        What::File(path)
+    })
+}
+
+/// Registers a running child's process group (see [`crate::child`]), killed if this
+/// process is interrupted, so a child started in a group of its own is not orphaned.
+pub fn register_process_group(pgid: u32) -> Registration {
+    add(What::ProcessGroup(pgid))
+}
+
+fn add(what: What) -> Registration {
     let id = NEXT.fetch_add(1, Ordering::Relaxed);
-    registry().push(Entry {
-        id,
-        path: path.to_path_buf(),
-        dir,
-    });
+    registry().push(Entry { id, what });
     Registration(id)
 }
 
-/// Removes every registered path now (what the signal thread does).
+/// Kills every registered process group, then removes every registered path (what the
+/// signal thread does).
 pub fn remove_registered() {
-    for e in registry().drain(..) {
-        let _ = if e.dir {
-            std::fs::remove_dir_all(&e.path)
-        } else {
-            std::fs::remove_file(&e.path)
+    remove_where(|_| true);
+}
+
+/// Kills and removes the registered entries `pick` selects, and unregisters them.
+fn remove_where(pick: impl Fn(u64) -> bool) {
+    let entries: Vec<Entry> = {
+        let mut reg = registry();
+        let (picked, kept) = reg.drain(..).partition(|e| pick(e.id));
+        *reg = kept;
+        picked
+    };
+    for e in &entries {
+        if let What::ProcessGroup(pgid) = e.what {
+            crate::child::signal_group(pgid, rustix::process::Signal::KILL);
+        }
+    }
+    for e in entries {
+        let _ = match &e.what {
+            What::Dir(p) => std::fs::remove_dir_all(p),
+            What::File(p) => std::fs::remove_file(p),
+            What::ProcessGroup(_) => Ok(()),
         };
     }
 }
@@ -95,7 +132,9 @@ mod tests {
         let _dir = register(&base.join("scratch"), true);
         let _file = register(&base.join("tmp"), false);
         drop(register(&base.join("kept"), false));
-        remove_registered();
+        // Only this test's entries: other tests in this process register theirs.
+        let mine = [_dir.0, _file.0];
+        remove_where(|id| mine.contains(&id));
         assert!(!base.join("scratch").exists());
         assert!(!base.join("tmp").exists());
         assert!(base.join("kept").exists());

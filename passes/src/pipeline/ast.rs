@@ -8,7 +8,7 @@ use std::rc::Rc;
 use xir_ir::diag::Span;
 
 /// A pipeline source text (a file, a shipped pipeline, or a `--passes` string).
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Source {
     /// Name used in diagnostics (`passes/pipelines/basic-opt.xpl`, `<--passes>`).
     pub name: String,

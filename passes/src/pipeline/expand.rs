@@ -92,6 +92,8 @@ pub struct GroupEntry {
     pub requires_convergence: bool,
     /// Non-convergence is a warning.
     pub allow_nonconvergence: bool,
+    /// Where the budget (`max=N`) is written, for a located non-convergence error.
+    pub budget_at: Option<(Rc<Source>, Span)>,
     /// Body.
     pub entries: Vec<Entry>,
 }
@@ -361,6 +363,7 @@ impl Expander<'_, '_> {
                     max: max.node,
                     requires_convergence: true,
                     allow_nonconvergence: *allow_nonconvergence,
+                    budget_at: Some((src.clone(), max.span)),
                     entries,
                 })));
             }
@@ -371,6 +374,7 @@ impl Expander<'_, '_> {
                     max: 1,
                     requires_convergence: false,
                     allow_nonconvergence: false,
+                    budget_at: None,
                     entries,
                 })));
             }

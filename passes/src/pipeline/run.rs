@@ -10,7 +10,7 @@
 //! control-flow fingerprint vs a reported instruction-only change) and the verifier.
 //! After a change, the analyses it invalidates are dropped in every function.
 
-use super::ast::Markers;
+use super::ast::{Markers, Source};
 use super::expand::{Entry, EntryKind, GroupEntry, PassEntry, Pipeline};
 use super::fingerprint::{cfg_fingerprint, fingerprint};
 use super::stats::{Record, Stats};
@@ -19,8 +19,10 @@ use crate::pass::{Changed, PassContext, PassReport, PassRun};
 use crate::registry::FormRequirement;
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
 use std::time::Instant;
 use xir_ir::Module;
+use xir_ir::diag::Span;
 
 /// Runs the verifier for the pipeline (the driver supplies the real one).
 pub trait Verifier {
@@ -157,6 +159,9 @@ pub struct Failure {
     pub message: String,
     /// Where execution was (outermost first), for [`Pipeline::remaining_text`].
     pub trail: Vec<Step>,
+    /// Where in the pipeline's text the failure is located, when it is (a fixed point
+    /// that ran out of iterations: its `max=N`).
+    pub at: Option<(Rc<Source>, Span)>,
 }
 
 /// The result of [`Runner::run`].
@@ -347,6 +352,7 @@ impl<'a> Runner<'a> {
                 path: path.to_string(),
                 message: format!("'{path}' needs the verifier, but none is available"),
                 trail: Vec::new(),
+                at: None,
             });
         };
         v.verify(m, flags).map_err(|msg| {
@@ -361,6 +367,7 @@ impl<'a> Runner<'a> {
                 path: path.to_string(),
                 message: format!("{what} failed at '{path}':\n{msg}"),
                 trail: Vec::new(),
+                at: None,
             }
         })
     }
@@ -372,6 +379,7 @@ impl<'a> Runner<'a> {
             path: path.to_string(),
             message,
             trail: Vec::new(),
+            at: None,
         };
         match self.checks.and_then(|c| c.check(name, m)) {
             None => Err(fail(
@@ -413,6 +421,7 @@ impl<'a> Runner<'a> {
                     path: path.to_string(),
                     message: format!("the module is invalid {at}:\n{msg}"),
                     trail: Vec::new(),
+                    at: None,
                 })
             }
         }
@@ -514,6 +523,7 @@ impl<'a> Runner<'a> {
                     path: path.to_string(),
                     message: msg,
                     trail: Vec::new(),
+                    at: g.budget_at.clone(),
                 });
             }
         }
@@ -733,6 +743,7 @@ fn fail(kind: FailureKind, inv: &Invocation<'_>, message: String) -> Failure {
         path: inv.path.to_string(),
         message,
         trail: Vec::new(),
+        at: None,
     }
 }
 

@@ -57,6 +57,9 @@ pub struct Io<'a> {
     pub cwd: &'a Path,
     /// Root under which `rm` may delete (the test's temporary tree).
     pub tmp_root: &'a Path,
+    /// When the test's time is up (`xir-lit --timeout`): a program that runs as a child
+    /// process is killed with its process group then.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Io<'_> {
@@ -133,7 +136,9 @@ impl CommandTable {
         t.register("xir-to-spirv", xir_to_spirv);
         // SPIRV-Tools' own programs (the `spirv-tools` feature gates the files that use
         // them): the independent validator and disassembler the backend is checked by.
-        for tool in ["spirv-val", "spirv-dis"] {
+        // `sleep` is not a lit builtin: lit runs the system's, and so does this table
+        // (as a child process, so `--timeout` can kill it).
+        for tool in ["spirv-val", "spirv-dis", "sleep"] {
             if let Some(program) = super::features::which(tool) {
                 t.register(tool, ExternalCommand { program });
             }
@@ -355,37 +360,25 @@ pub struct ExternalCommand {
 
 impl Command for ExternalCommand {
     fn run(&self, io: &mut Io<'_>) -> ExitStatus {
-        use std::process::{Command as Proc, Stdio};
         ensure_dir(io.cwd);
-        let child = Proc::new(&self.program)
-            .args(io.args)
-            .current_dir(io.cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn();
-        let mut child = match child {
-            Ok(c) => c,
-            Err(e) => {
-                let _ = writeln!(io.stderr, "cannot run '{}': {e}", self.program.display());
-                return ExitStatus::code(127);
-            }
-        };
-        // Feed stdin from a thread so a chatty child cannot deadlock us.
-        let input = io.stdin.to_vec();
-        let mut pipe = child.stdin.take();
-        let feeder = std::thread::spawn(move || {
-            if let Some(p) = pipe.as_mut() {
-                let _ = p.write_all(&input);
-            }
-        });
-        let out = child.wait_with_output();
-        let _ = feeder.join();
-        match out {
-            Ok(o) => {
-                let _ = io.stdout.write_all(&o.stdout);
-                let _ = io.stderr.write_all(&o.stderr);
-                match o.status.code() {
+        let mut cmd = std::process::Command::new(&self.program);
+        cmd.args(io.args).current_dir(io.cwd);
+        let limit = io
+            .deadline
+            .map(|d| d.saturating_duration_since(std::time::Instant::now()));
+        match xir_sysio::child::run(&mut cmd, io.stdin, limit) {
+            Ok(f) => {
+                let _ = io.stdout.write_all(&f.stdout);
+                let _ = io.stderr.write_all(&f.stderr);
+                if f.timed_out {
+                    let _ = writeln!(
+                        io.stderr,
+                        "'{}' ran past the test's time limit; its process group was killed",
+                        self.program.display()
+                    );
+                    return ExitStatus::code(124);
+                }
+                match f.status.code() {
                     Some(c) => ExitStatus::code(c),
                     None => ExitStatus {
                         code: 128,
@@ -394,7 +387,7 @@ impl Command for ExternalCommand {
                 }
             }
             Err(e) => {
-                let _ = writeln!(io.stderr, "waiting for '{}': {e}", self.program.display());
+                let _ = writeln!(io.stderr, "cannot run '{}': {e}", self.program.display());
                 ExitStatus::code(127)
             }
         }

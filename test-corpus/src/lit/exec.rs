@@ -26,6 +26,17 @@ pub struct Env<'a> {
     pub cwd: &'a Path,
     /// The test's temporary tree (the only place `rm` may touch).
     pub tmp_root: &'a Path,
+    /// When the test's time is up: no command starts after it, and a child process
+    /// still running then is killed.
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl Env<'_> {
+    /// Whether the test's time is up.
+    pub fn timed_out(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+    }
 }
 
 /// A buffer that several writers can append to.
@@ -167,6 +178,7 @@ fn run_command(
                     stderr: &mut w2,
                     cwd: env.cwd,
                     tmp_root: env.tmp_root,
+                    deadline: env.deadline,
                 };
                 match catch_unwind(AssertUnwindSafe(|| c.run(&mut io))) {
                     Ok(s) => s,
@@ -246,6 +258,9 @@ pub fn run_pipeline(env: &Env<'_>, p: &[Command], log: &mut String) -> (i32, Vec
     let mut data = Vec::new();
     let mut result = 0;
     for cmd in p {
+        if env.timed_out() {
+            return (124, Vec::new());
+        }
         let (status, out) = run_command(env, cmd, std::mem::take(&mut data), log);
         if status.code != 0 || status.crashed {
             result = if status.code != 0 { status.code } else { 1 };
@@ -264,7 +279,7 @@ pub fn run_script(env: &Env<'_>, s: &Script, log: &mut String) -> i32 {
             Join::Or => status != 0,
             Join::Seq => true,
         };
-        if go {
+        if go && !env.timed_out() {
             status = run_pipeline(env, p, log).0;
         }
     }

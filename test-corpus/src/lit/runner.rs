@@ -25,12 +25,18 @@ pub enum Status {
     Unsupported,
     /// The file could not be run at all (no RUN line, bad directive, bad RUN syntax).
     Unresolved,
+    /// It ran past the suite's time limit ([`Suite::timeout`]); a child process still
+    /// running was killed with its process group.
+    Timeout,
 }
 
 impl Status {
-    /// Whether this result fails the suite (FAIL, XPASS, UNRESOLVED).
+    /// Whether this result fails the suite (FAIL, XPASS, UNRESOLVED, TIMEOUT).
     pub fn is_failure(self) -> bool {
-        matches!(self, Status::Fail | Status::XPass | Status::Unresolved)
+        matches!(
+            self,
+            Status::Fail | Status::XPass | Status::Unresolved | Status::Timeout
+        )
     }
     /// lit's spelling.
     pub fn name(self) -> &'static str {
@@ -41,6 +47,7 @@ impl Status {
             Status::XPass => "XPASS",
             Status::Unsupported => "UNSUPPORTED",
             Status::Unresolved => "UNRESOLVED",
+            Status::Timeout => "TIMEOUT",
         }
     }
 }
@@ -66,6 +73,22 @@ pub struct Suite {
     pub source_root: PathBuf,
     /// Root of per-test temporaries (`%t`).
     pub tmp_root: PathBuf,
+    /// Time limit for each test (lit's `--timeout`, `lit_config.maxIndividualTestTime`).
+    /// No command starts after it; a program run as a child process is killed with its
+    /// process group when it passes. The in-process tools (`xir-opt`, FileCheck) cannot
+    /// be interrupted: one still running then finishes its command first.
+    pub timeout: Option<Duration>,
+}
+
+/// Why RUN lines did not all succeed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// A RUN line could not be parsed, or the scratch directory made (UNRESOLVED).
+    Unresolved,
+    /// A RUN line failed (FAIL).
+    Failed,
+    /// The time limit passed (TIMEOUT).
+    TimedOut,
 }
 
 impl Suite {
@@ -76,6 +99,7 @@ impl Suite {
             features: super::features::detect(),
             source_root: source_root.into(),
             tmp_root: tmp_root.into(),
+            timeout: None,
         }
     }
 
@@ -91,12 +115,16 @@ impl Suite {
     pub fn paths_for(&self, path: &Path) -> TestPaths {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let root = std::path::absolute(&self.source_root).unwrap_or(self.source_root.clone());
-        let rel_dir = abs
-            .strip_prefix(&root)
-            .ok()
-            .and_then(Path::parent)
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
+        // A test outside the suite root keeps a scratch directory of its own: its
+        // absolute directory mirrored under the temporary root (two `x.xir` from
+        // different directories never share a `%t`).
+        let rel_dir = match abs.strip_prefix(&root) {
+            Ok(rel) => rel.parent().map(Path::to_path_buf).unwrap_or_default(),
+            Err(_) => {
+                let dir = abs.parent().unwrap_or(Path::new(""));
+                Path::new("abs").join(dir.strip_prefix("/").unwrap_or(dir))
+            }
+        };
         TestPaths::new(&abs, &self.tmp_root, &rel_dir)
     }
 
@@ -128,9 +156,14 @@ impl Suite {
         })
     }
 
-    /// Runs the RUN lines of a parsed file; `Ok` if all succeeded, `Err` otherwise
-    /// (`Err(true)` for a RUN line that could not even be parsed).
-    pub fn run_lines(&self, path: &Path, d: &TestDirectives, log: &mut String) -> Result<(), bool> {
+    /// Runs the RUN lines of a parsed file; `Ok` if all succeeded.
+    pub fn run_lines(
+        &self,
+        path: &Path,
+        d: &TestDirectives,
+        log: &mut String,
+    ) -> Result<(), RunError> {
+        let deadline = self.timeout.map(|t| Instant::now() + t);
         let paths = self.paths_for(path);
         let cwd = paths
             .tmp_dir()
@@ -149,12 +182,13 @@ impl Suite {
                 "error: cannot create '{}': {e}",
                 paths.tmp_dir().display()
             );
-            return Err(true);
+            return Err(RunError::Unresolved);
         }
         let env = Env {
             table: &self.table,
             cwd: &cwd,
             tmp_root: &self.tmp_root,
+            deadline,
         };
         for r in &d.run {
             let expanded = paths.expand(&r.command);
@@ -163,12 +197,22 @@ impl Suite {
                 Ok(s) => s,
                 Err(e) => {
                     let _ = writeln!(log, "error: cannot parse RUN line {}: {e}", r.line);
-                    return Err(true);
+                    return Err(RunError::Unresolved);
                 }
             };
-            if run_script(&env, &script, log) != 0 {
+            let status = run_script(&env, &script, log);
+            if env.timed_out() {
+                let _ = writeln!(
+                    log,
+                    "error: Reached timeout of {} seconds (RUN line {})",
+                    self.timeout.map_or(0.0, |t| t.as_secs_f64()),
+                    r.line
+                );
+                return Err(RunError::TimedOut);
+            }
+            if status != 0 {
                 let _ = writeln!(log, "error: RUN line {} failed", r.line);
-                return Err(false);
+                return Err(RunError::Failed);
             }
         }
         Ok(())
@@ -236,7 +280,8 @@ impl Suite {
             .map(|(s, _)| s.as_str())
             .collect();
         match (self.run_lines(path, &d, log), xfail.is_empty()) {
-            (Err(true), _) => Status::Unresolved,
+            (Err(RunError::Unresolved), _) => Status::Unresolved,
+            (Err(RunError::TimedOut), _) => Status::Timeout,
             (Ok(()), true) => Status::Pass,
             (Err(_), true) => Status::Fail,
             (Err(_), false) => Status::XFail,

@@ -1,5 +1,5 @@
 //! `docs/semantics.md` carries the executed/refused table generated from the instruction
-//! and op tables; this keeps it current (`XIR_BLESS_DOCS=1` rewrites it).
+//! and op tables; this keeps it current (`XIR_BLESS=1` rewrites it).
 
 use std::path::Path;
 
@@ -16,13 +16,13 @@ fn semantics_doc_is_current() {
         "{head}{BEGIN}{}{END}{tail}",
         xir_interp::support::markdown()
     );
-    if std::env::var("XIR_BLESS_DOCS").as_deref() == Ok("1") {
+    if std::env::var("XIR_BLESS").is_ok_and(|v| !v.is_empty() && v != "0") {
         std::fs::write(&path, &want).expect("write docs/semantics.md");
         return;
     }
     assert!(
         text == want,
-        "docs/semantics.md's table is stale; rerun with XIR_BLESS_DOCS=1"
+        "docs/semantics.md's table is stale; rerun with XIR_BLESS=1"
     );
 }
 

@@ -2,7 +2,7 @@
 //! (the binary and the corpus harness both call it).
 
 use super::{Bisection, ReportOptions, minimize, regress, render_report};
-use crate::cli_common::OptPredicateArgs;
+use crate::cli_common::{OptPredicateArgs, OracleTimeoutArgs};
 use crate::exit;
 use crate::lit::{self, LitOracle};
 use crate::opt::{FailureClass, OptRunner};
@@ -35,6 +35,8 @@ found and say how it fails; 4 means the original pipeline is not bad.
 standard output) with XIR_OPT_STATUS, XIR_OPT_CLASS and XIR_OPT_STDERR (a file) set.
 Its status follows `git bisect run`: 0 good, 1-127 except 125 bad, 125 cannot tell,
 128 and above abort. (xir-reduce --test uses the opposite sense: 0 = interesting.)
+With --timeout SECS a run of CMD that takes longer is killed with its process group
+and counts as 'cannot tell' (status 5), or as bad with --on-timeout=bad.
 ";
 
 /// Parsed `xir-bisect` arguments.
@@ -70,6 +72,10 @@ pub struct BisectCli {
     #[arg(long, value_name = "TEST", help_heading = "Predicate (choose one)")]
     pub lit: Option<PathBuf>,
 
+    /// A time limit for each run of --cmd.
+    #[command(flatten)]
+    pub oracle: OracleTimeoutArgs,
+
     /// Shrink the pass list to a minimal pipeline that still fails the same way
     #[arg(long, help_heading = "Actions")]
     pub minimize_pipeline: bool,
@@ -89,9 +95,11 @@ pub struct BisectCli {
 
 impl BisectCli {
     fn predicate(&self) -> Option<Predicate> {
-        self.common
-            .predicate()
-            .or_else(|| self.cmd.as_ref().map(|c| Predicate::Command(c.clone())))
+        self.common.predicate().or_else(|| {
+            self.cmd
+                .as_ref()
+                .map(|c| Predicate::Command(c.clone(), self.oracle.limit()))
+        })
     }
 
     /// The `xir-opt` arguments: pipeline first, then the extra arguments.

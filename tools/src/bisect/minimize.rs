@@ -69,7 +69,7 @@ pub fn pipeline_of(oracle: &dyn Oracle) -> Result<String, String> {
             return Ok(line.trim_matches('\'').to_string());
         }
     }
-    match flag_value(&args, "--passes") {
+    match flag_value(&xir_driver::cli::canonical_args(&args), "--passes") {
         Some(p) => Ok(p),
         None => Err(format!(
             "cannot expand the pipeline: `xir-opt --print-pipeline` failed ({})",

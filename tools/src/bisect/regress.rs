@@ -140,7 +140,7 @@ pub fn render(spec: &TestSpec<'_>) -> Result<String, String> {
             }
             run_lines.push(format!("{v} %t.spv"));
         }
-        Predicate::Command(cmd) => {
+        Predicate::Command(cmd, _) => {
             run_lines.push(format!("{opt} -o %t"));
             run_lines.push(format!("{cmd} %t"));
         }
@@ -159,7 +159,7 @@ pub fn render(spec: &TestSpec<'_>) -> Result<String, String> {
         spec.index,
         spec.index - 1
     );
-    if matches!(spec.predicate, Predicate::Command(_)) {
+    if matches!(spec.predicate, Predicate::Command(..)) {
         let _ = writeln!(
             s,
             "// The last RUN line is the bisection's command; register it in the harness."

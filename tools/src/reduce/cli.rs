@@ -2,12 +2,12 @@
 
 use super::strategies::Strategy;
 use super::{Codec, DriverCodec, ReduceOptions, Reducer};
-use crate::cli_common::OptPredicateArgs;
+use crate::cli_common::{OptPredicateArgs, OracleTimeoutArgs};
 use crate::exit;
 use crate::lit::LitOracle;
-use crate::opt::{OptRunner, parse_bisect_log, run_program};
+use crate::opt::{OptRunner, parse_bisect_log, run_program_limited};
 use crate::oracle::{Oracle, PredicateOracle};
-use crate::predicate::{Edit, Undecided};
+use crate::predicate::{Edit, OnTimeout, Undecided};
 use crate::runner_from;
 use crate::util::{TempDir, is_directive_line, strip_directives};
 use clap::{ArgGroup, Parser};
@@ -20,7 +20,9 @@ pub const EXIT_CODES: &str = "\
 INTERESTINGNESS:
   --test CMD runs `sh -c 'CMD \"$@\"' xir-reduce FILE` on each candidate (FILE holds the
   candidate module). EXIT STATUS 0 MEANS INTERESTING (keep reducing); anything else means
-  not interesting. This is llvm-reduce's convention (mlir-reduce uses the opposite one;
+  not interesting. With --timeout SECS a run that takes longer is killed with its
+  process group and counts as not interesting (--on-timeout=skip, the default) or
+  as interesting (--on-timeout=bad, to reduce a hang). This is llvm-reduce's convention (mlir-reduce uses the opposite one;
   xir-bisect --cmd follows git bisect run: 0 = good).
   The in-process predicates (--check-file, --crash, --refusal, --verifier,
   --any-failure, --spirv-val) with --passes/--pipeline call a candidate interesting when
@@ -72,6 +74,10 @@ pub struct ReduceCli {
     /// Interesting = the corpus test still fails with the candidate as its module
     #[arg(long, value_name = "TEST", help_heading = "Predicate (choose one)")]
     pub lit: Option<PathBuf>,
+
+    /// A time limit for each run of --test.
+    #[command(flatten)]
+    pub oracle: OracleTimeoutArgs,
 
     /// Pipeline and predicate flags shared with xir-bisect.
     #[command(flatten)]
@@ -322,10 +328,11 @@ fn build_test<'a>(
 ) -> Result<Test<'a>, i32> {
     if let Some(cmd) = &cli.test {
         let dir = TempDir::new("reduce").map_err(|e| usage(stderr, e))?;
+        let limit = cli.oracle.limit();
         return Ok(Box::new(move |text: &str| {
             let f = dir.join("candidate.xir");
             std::fs::write(&f, text).map_err(|e| Undecided(e.to_string()))?;
-            let out = run_program(
+            let (out, timed_out) = run_program_limited(
                 std::path::Path::new("sh"),
                 &[
                     "-c".into(),
@@ -335,7 +342,11 @@ fn build_test<'a>(
                 ],
                 b"",
                 &[],
+                limit.limit,
             );
+            if timed_out {
+                return Ok(limit.on_timeout == OnTimeout::Bad);
+            }
             Ok(out.code == 0)
         }));
     }
