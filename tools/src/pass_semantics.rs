@@ -29,6 +29,48 @@ pub const PLAIN_CONTEXT: &str = "lower-break-continue,destructure-cfg,mem2reg";
 /// metadata (its header: "Changed: never"), `O0` only verifies.
 pub const READ_ONLY: &[&str] = &["audit-reg2mem-spills", "pipeline O0"];
 
+/// Passes the executable generator cannot give an input they change yet, with why.
+/// The property test fails when one of them starts changing kernels (remove it here)
+/// and when any other subject changes none: this list only shrinks.
+pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
+    (
+        "autodiff",
+        "needs an autodiff scope (the interpreter refuses autodiff; the pass is an error entry)",
+    ),
+    (
+        "early-return-elimination",
+        "the generator emits no `return` inside structured control flow",
+    ),
+    (
+        "fix-self-referential",
+        "needs a self-referential aggregate insert (only restructure-cfg's output has one)",
+    ),
+    (
+        "inline-call-sites",
+        "selects only the callee named by its `callee=K` option (none by default)",
+    ),
+    (
+        "inline-spirv-pointer-args",
+        "needs callables with resource or pointer arguments",
+    ),
+    (
+        "lower-ray-query-to-loop",
+        "needs ray queries (refused by the interpreter)",
+    ),
+    (
+        "reconstruct-ray-query-loop",
+        "needs ray queries (refused by the interpreter)",
+    ),
+    (
+        "promote-ref-arg",
+        "needs a callable whose reference arguments are all read-only",
+    ),
+    (
+        "scalarizer",
+        "the executable generator emits no vector arithmetic yet",
+    ),
+];
+
 /// Structured → plain CFG → optimised → structured again.
 pub const ROUND_TRIP: &str = "lower-break-continue,destructure-cfg,mem2reg,fixed-point(max=8){const-fold,dce,simplify-cfg,phi-cleanup},restructure-cfg,dce";
 

@@ -16,5 +16,21 @@ fn passes_never_change_interpreted_results() {
     let problems = report.problems();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     let untested = report.untested();
-    assert!(untested.is_empty(), "changed no kernel: {untested:?}");
+    let waived: Vec<&str> = xir_tools::pass_semantics::NOT_YET_GENERATED
+        .iter()
+        .map(|(name, _)| *name)
+        .collect();
+    let unexpected: Vec<&String> = untested
+        .iter()
+        .filter(|n| !waived.contains(&n.as_str()))
+        .collect();
+    assert!(unexpected.is_empty(), "changed no kernel: {unexpected:?}");
+    let now_tested: Vec<&&str> = waived
+        .iter()
+        .filter(|n| !untested.iter().any(|u| u == *n))
+        .collect();
+    assert!(
+        now_tested.is_empty(),
+        "now exercised by the generator, remove from NOT_YET_GENERATED: {now_tested:?}"
+    );
 }
