@@ -3,19 +3,9 @@
 //! `--filter`, `-x`/`--max-failures` and `-q` work.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn xir_lit(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_xir-lit"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+mod common;
+use common::xir_lit;
 
 /// A directory with two passing tests and two failing ones. Each test gets its own
 /// directory: the tests run concurrently, and rewriting a shared file while another

@@ -3,20 +3,10 @@
 //! goes on with the next test. Also where scratch paths go (item 14): per suite, as lit.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn xir_lit(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_xir-lit"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+mod common;
+use common::xir_lit;
 
 fn dir(test: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("xir-lit-timeout-{test}-{}", std::process::id()));
