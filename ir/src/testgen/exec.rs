@@ -482,22 +482,7 @@ impl<'g> Gen<'g> {
         if k == K::F32 {
             let a = self.pick_val(k);
             let b = self.pick_val(k);
-            let op = self.rng.pick(&[
-                A::BinaryAdd,
-                A::BinarySub,
-                A::BinaryMul,
-                A::BinaryDiv,
-                A::UnaryMinus,
-                A::Abs,
-                A::Floor,
-                A::Ceil,
-            ]);
-            let ops = if matches!(op, A::UnaryMinus | A::Abs | A::Floor | A::Ceil) {
-                vec![a]
-            } else {
-                vec![a, b]
-            };
-            let v = self.arith(op, k, ops);
+            let v = self.float_op(k, a, b);
             self.push(v, k);
             return;
         }
@@ -544,6 +529,27 @@ impl<'g> Gen<'g> {
             _ => self.arith(op, k, vec![a, b]),
         };
         self.push(v, k);
+    }
+
+    /// One float op defined on every input (`+ - * /`, negation, `abs`, `floor`, `ceil`)
+    /// of `a` (and `b`).
+    fn float_op(&mut self, k: K, a: Value, b: Value) -> Value {
+        let op = self.rng.pick(&[
+            A::BinaryAdd,
+            A::BinarySub,
+            A::BinaryMul,
+            A::BinaryDiv,
+            A::UnaryMinus,
+            A::Abs,
+            A::Floor,
+            A::Ceil,
+        ]);
+        let ops = if matches!(op, A::UnaryMinus | A::Abs | A::Floor | A::Ceil) {
+            vec![a]
+        } else {
+            vec![a, b]
+        };
+        self.arith(op, k, ops)
     }
 
     fn cast_stmt(&mut self) {

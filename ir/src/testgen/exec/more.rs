@@ -22,8 +22,8 @@ use crate::function::{ArgKind, Function, FunctionKind};
 use crate::inst::InstKind;
 use crate::module::Module;
 use crate::op::{ArithmeticOp as A, CastOp, ThreadGroupOp as W};
-use crate::types::{ScalarKind as K, Type};
-use crate::value::{FuncId, Value};
+use crate::types::ScalarKind as K;
+use crate::value::{BlockId, FuncId, Value};
 
 /// The wide (16- and 64-bit) kinds.
 pub(super) const WIDE: &[K] = &[K::I16, K::U16, K::I64, K::U64, K::F16, K::F64];
@@ -54,21 +54,7 @@ impl Gen<'_> {
     /// masked as in `arith_stmt`).
     fn safe_op(&mut self, k: K, a: Value, b: Value) -> Value {
         if Self::is_float(k) {
-            let op = self.rng.pick(&[
-                A::BinaryAdd,
-                A::BinarySub,
-                A::BinaryMul,
-                A::BinaryDiv,
-                A::UnaryMinus,
-                A::Abs,
-                A::Floor,
-            ]);
-            let ops = if matches!(op, A::UnaryMinus | A::Abs | A::Floor) {
-                vec![a]
-            } else {
-                vec![a, b]
-            };
-            return self.arith(op, k, ops);
+            return self.float_op(k, a, b);
         }
         let op = self.rng.pick(&[
             A::BinaryAdd,
@@ -270,18 +256,7 @@ impl Gen<'_> {
             None,
             vec![c, Value::Block(t), Value::Block(f)],
         );
-        let mk = self.mark();
-        let mut incoming = Vec::new();
-        for arm in [t, f] {
-            self.cur = arm;
-            self.region();
-            incoming.push((self.pick_val(ret), self.cur));
-            self.ins(InstKind::Branch, None, vec![Value::Block(j)]);
-            self.reset(mk);
-        }
-        self.cur = j;
-        let p = self.phi(rt, incoming);
-        self.push(p, ret);
+        self.join_arms(&[t, f], j, ret);
         // The indexed branch on `x & 3` (labels 0..n, the rest to the default).
         let x = self.pick_val(K::U32);
         let three = self.konst(K::U32, 3);
@@ -299,18 +274,8 @@ impl Gen<'_> {
             None,
             ops,
         );
-        let mk = self.mark();
-        let mut incoming = Vec::new();
-        for b in std::iter::once(d).chain(cases) {
-            self.cur = b;
-            self.region();
-            incoming.push((self.pick_val(ret), self.cur));
-            self.ins(InstKind::Branch, None, vec![Value::Block(j2)]);
-            self.reset(mk);
-        }
-        self.cur = j2;
-        let q = self.phi(rt, incoming);
-        self.push(q, ret);
+        let arms: Vec<_> = std::iter::once(d).chain(cases).collect();
+        let q = self.join_arms(&arms, j2, ret);
         // The loop: `k` from 0 to `y & 7`, an accumulator carried by a phi.
         let y = self.pick_val(K::U32);
         let seven = self.konst(K::U32, 7);
@@ -357,9 +322,25 @@ impl Gen<'_> {
         self.region();
     }
 
-    fn phi(&mut self, ty: Type, incoming: Vec<(Value, crate::value::BlockId)>) -> Value {
-        let (vals, blocks): (Vec<Value>, Vec<_>) = incoming.into_iter().unzip();
-        Value::Inst(self.ins(InstKind::Phi { blocks }, Some(ty), vals))
+    /// Fills each of `arms` with statements ending in `br join`, and starts `join` with
+    /// a phi of one value of kind `k` per arm (pushed and returned).
+    fn join_arms(&mut self, arms: &[BlockId], join: BlockId, k: K) -> Value {
+        let mk = self.mark();
+        let mut vals = Vec::new();
+        let mut blocks = Vec::new();
+        for &arm in arms {
+            self.cur = arm;
+            self.region();
+            vals.push(self.pick_val(k));
+            blocks.push(self.cur);
+            self.ins(InstKind::Branch, None, vec![Value::Block(join)]);
+            self.reset(mk);
+        }
+        self.cur = join;
+        let t = self.m.types.scalar(k);
+        let p = Value::Inst(self.ins(InstKind::Phi { blocks }, Some(t), vals));
+        self.push(p, k);
+        p
     }
 }
 
