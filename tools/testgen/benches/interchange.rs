@@ -2,21 +2,22 @@
 //! 2^20-record budget (records = globals + functions + arguments + blocks + instructions
 //! + operands + auxiliaries + payloads + metadata items, as upstream counts them).
 //!
-//! Run with `cargo bench -p xir-ir --bench interchange`. Figures are medians of several
+//! Run with `cargo bench -p xir-testgen --bench interchange`. Figures are medians of several
 //! runs; the verifier (which both readers and writers run) is timed separately too.
 
+#[path = "../../../ir/benches/common/mod.rs"]
 mod common;
 use common::cpu_time;
 use std::time::{Duration, Instant};
 use xir_ir::function::{ArgKind, FunctionKind};
 use xir_ir::inst::InstKind;
-use xir_ir::interchange::samples::{Fb, cf32};
 use xir_ir::interchange::{
     read_bitcode, read_interchange_text, write_bitcode, write_interchange_text,
 };
 use xir_ir::module::Module;
 use xir_ir::op::ArithmeticOp;
 use xir_ir::value::Value;
+use xir_testgen::samples::{Fb, cf32};
 
 /// `chains` callables, each a chain of `len` float additions and multiplications.
 fn big_module(chains: usize, len: usize) -> Module {

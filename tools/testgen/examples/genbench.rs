@@ -1,9 +1,9 @@
 //! Times module generation and verification.
 fn main() {
-    let cfg = xir_ir::testgen::GenConfig::default();
+    let cfg = xir_testgen::GenConfig::default();
     let t = std::time::Instant::now();
     let ms: Vec<_> = (0..1000)
-        .map(|s| xir_ir::testgen::generate_module(s, &cfg))
+        .map(|s| xir_testgen::generate_module(s, &cfg))
         .collect();
     let g = t.elapsed();
     let t = std::time::Instant::now();

@@ -3,10 +3,10 @@
 
 use super::fb::Fb;
 use super::recipes::{FLT, INT, NUM, dim, mat, random_composite, sv, vdim};
-use crate::inst::InstKind;
-use crate::op::{ArithSignature as S, ArithmeticOp as A};
-use crate::types::{ScalarKind as K, Type, TypeData};
-use crate::value::Value;
+use xir_ir::inst::InstKind;
+use xir_ir::op::{ArithSignature as S, ArithmeticOp as A};
+use xir_ir::types::{ScalarKind as K, Type, TypeData};
+use xir_ir::value::Value;
 
 fn emit_arith(fb: &mut Fb<'_>, op: A, ty: Type, ops: Vec<Value>) -> Value {
     fb.val_ins(InstKind::Arithmetic(op), ty, ops)

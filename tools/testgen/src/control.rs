@@ -5,12 +5,12 @@
 
 use super::fb::{Fb, Scope};
 use super::recipes;
-use crate::inst::{
+use xir_ir::inst::{
     CoroAttrValue, CoroExtension, CoroExtensionItem, CoroExtensionKind, CoroSuspendData, InstKind,
 };
-use crate::op::{ArithmeticOp, AutodiffIntrinsicOp};
-use crate::types::ScalarKind;
-use crate::value::{BlockId, Value};
+use xir_ir::op::{ArithmeticOp, AutodiffIntrinsicOp};
+use xir_ir::types::ScalarKind;
+use xir_ir::value::{BlockId, Value};
 
 /// Every construct kind the generator knows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -384,7 +384,7 @@ impl Fb<'_> {
         self.phi(ty, incoming);
     }
 
-    fn phi(&mut self, ty: crate::types::Type, incoming: Vec<(Value, BlockId)>) -> Value {
+    fn phi(&mut self, ty: xir_ir::types::Type, incoming: Vec<(Value, BlockId)>) -> Value {
         let (vals, blocks): (Vec<Value>, Vec<BlockId>) = incoming.into_iter().unzip();
         self.val_ins(InstKind::Phi { blocks }, ty, vals)
     }

@@ -2,15 +2,15 @@
 //! kinds (scalar kinds, type variants, struct alignments), metadata kinds, special
 //! registers, function and argument kinds and structural features.
 
-use crate::analysis::Cfg;
-use crate::function::{ArgKind, FunctionKind};
-use crate::inst::{InstKind, InstTag};
-use crate::metadata::{Metadata, MetadataKind};
-use crate::module::Module;
-use crate::op::*;
-use crate::types::{ScalarKind, Type, TypeData};
-use crate::value::{SpecialRegister, Value};
 use std::collections::BTreeMap;
+use xir_ir::analysis::Cfg;
+use xir_ir::function::{ArgKind, FunctionKind};
+use xir_ir::inst::{InstKind, InstTag};
+use xir_ir::metadata::{Metadata, MetadataKind};
+use xir_ir::module::Module;
+use xir_ir::op::*;
+use xir_ir::types::{ScalarKind, Type, TypeData};
+use xir_ir::value::{SpecialRegister, Value};
 
 /// Counts of every coverage item seen, and the expected items never seen.
 #[derive(Clone, Debug, Default)]
@@ -240,7 +240,7 @@ fn scan_module(a: &mut Acc<'_>) {
         }
         let cfg = Cfg::compute(f);
         // Blocks entered through a structured construct's operand.
-        let mut nested = crate::entity::SecondaryMap::with_default(false);
+        let mut nested = xir_ir::entity::SecondaryMap::with_default(false);
         for i in f.placed_insts() {
             if f.insts[i].kind.tag().is_structured() {
                 for t in f.insts[i].operand_blocks() {
@@ -262,7 +262,7 @@ fn scan_module(a: &mut Acc<'_>) {
     let mut stack = std::mem::take(&mut a.types);
     let mut visited = vec![false; m.types.len()];
     while let Some(t) = stack.pop() {
-        let Some(flag) = visited.get_mut(crate::entity::EntityRef::index(t)) else {
+        let Some(flag) = visited.get_mut(xir_ir::entity::EntityRef::index(t)) else {
             continue;
         };
         if std::mem::replace(flag, true) {
@@ -291,10 +291,10 @@ fn scan_module(a: &mut Acc<'_>) {
 
 fn scan_inst(
     a: &mut Acc<'_>,
-    f: &crate::function::Function,
-    i: crate::inst::InstId,
-    nested: &crate::entity::SecondaryMap<crate::value::BlockId, bool>,
-    b: crate::value::BlockId,
+    f: &xir_ir::function::Function,
+    i: xir_ir::inst::InstId,
+    nested: &xir_ir::entity::SecondaryMap<xir_ir::value::BlockId, bool>,
+    b: xir_ir::value::BlockId,
 ) {
     let d = &f.insts[i];
     a.md(&d.metadata);

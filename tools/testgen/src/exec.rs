@@ -25,15 +25,15 @@
 //! `switch`, `loop` and `simple_loop` with `break`/`continue`.
 
 use super::Rng;
-use crate::function::{ArgKind, Function, FunctionKind};
-use crate::inst::{InstData, InstId, InstKind};
-use crate::module::Module;
-use crate::op::{
+use xir_ir::function::{ArgKind, Function, FunctionKind};
+use xir_ir::inst::{InstData, InstId, InstKind};
+use xir_ir::module::Module;
+use xir_ir::op::{
     AllocaOp, ArithmeticOp as A, AtomicOp, BindlessAccess, CastOp, ResourceReadOp, ResourceWriteOp,
     ThreadGroupOp,
 };
-use crate::types::{ScalarKind as K, Type, TypeData};
-use crate::value::{BlockId, FuncId, SpecialRegister, Value};
+use xir_ir::types::{ScalarKind as K, Type, TypeData};
+use xir_ir::value::{BlockId, FuncId, SpecialRegister, Value};
 
 /// Knobs for [`generate_exec_kernel`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -829,7 +829,7 @@ impl Gen<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::{VerifyOptions, verify_module};
+    use xir_ir::verify::{VerifyOptions, verify_module};
 
     #[test]
     fn generated_kernels_verify_and_round_trip() {
@@ -837,11 +837,11 @@ mod tests {
         for seed in 0..300 {
             let k = generate_exec_kernel(seed, &ExecConfig::default());
             let diags = verify_module(&k.module, &VerifyOptions::default(), None);
-            let text = crate::text::print_module(&k.module, &Default::default());
+            let text = xir_ir::text::print_module(&k.module, &Default::default());
             assert!(diags.is_empty(), "seed {seed}: {diags:?}\n{text}");
-            let (back, _) = crate::text::parse_module(&text).expect("reparses");
+            let (back, _) = xir_ir::text::parse_module(&text).expect("reparses");
             assert_eq!(
-                crate::text::print_module(&back, &Default::default()),
+                xir_ir::text::print_module(&back, &Default::default()),
                 text,
                 "seed {seed}"
             );

@@ -3,13 +3,13 @@
 
 use super::control::Construct;
 use super::{Env, Rng, recipes};
-use crate::edit::{Cursor, InstBuilder};
-use crate::function::{ArgKind, Function};
-use crate::inst::{InstData, InstId, InstKind};
-use crate::metadata::{CurveBasis, CurveBasisSet, Metadata, MetadataKind, SpillKind, StridedMma};
-use crate::module::Module;
-use crate::types::{ScalarKind, Type, TypeData};
-use crate::value::{BlockId, SpecialRegister, Value};
+use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::function::{ArgKind, Function};
+use xir_ir::inst::{InstData, InstId, InstKind};
+use xir_ir::metadata::{CurveBasis, CurveBasisSet, Metadata, MetadataKind, SpillKind, StridedMma};
+use xir_ir::module::Module;
+use xir_ir::types::{ScalarKind, Type, TypeData};
+use xir_ir::value::{BlockId, SpecialRegister, Value};
 
 /// A `break`/`continue` scope.
 #[derive(Copy, Clone, Debug)]
@@ -382,7 +382,7 @@ impl<'g> Fb<'g> {
     /// `alloca` of `t` (local), initialised with a store, pooled as an lvalue.
     pub fn alloca_with_store(&mut self, t: Type) -> Value {
         let a = self.ins(
-            InstKind::Alloca(crate::op::AllocaOp::Local),
+            InstKind::Alloca(xir_ir::op::AllocaOp::Local),
             Some(t),
             vec![],
         );

@@ -1,3 +1,10 @@
+//! # xir-testgen — test support for the xir crates (never a product dependency)
+//!
+//! Only tests, benchmarks, examples and tools depend on this crate; `cargo tree -e normal`
+//! of xir-ir, xir-passes and xir-driver does not contain it. It holds the random-module
+//! generator (this module), [`samples`] (hand-built modules covering every instruction
+//! tag and interchange record) and [`structural_eq`] (module equality up to renumbering).
+//!
 //! A deterministic generator of random *valid* XIR modules, for property tests
 //! (round trips, pass invariants, verifier soundness) and fuzzing seeds.
 //!
@@ -11,7 +18,7 @@
 //! (`cond_br` diamonds and loops with phis, `indexed_branch`), coroutine suspend/resume
 //! with exports and extensions, undefined values, special registers, metadata of every
 //! kind and blocks unreachable by traversal. Every generated module passes
-//! [`verify_module`](crate::verify::verify_module) with default options.
+//! [`verify_module`](xir_ir::verify::verify_module) with default options.
 //!
 //! [`generate_exec_kernel`] is the executable mode: kernels a reference interpreter runs
 //! without undefined behaviour (in-bounds indices, non-zero divisors, bounded loops,
@@ -27,18 +34,24 @@ mod exec;
 mod fb;
 mod recipes;
 mod resources;
+pub mod samples;
 #[cfg(test)]
 mod signature_tests;
+pub mod structural_eq;
 
 pub use coverage::{Coverage, coverage};
 pub use exec::{ExecConfig, ExecKernel, generate_exec_kernel};
+pub use structural_eq::structural_diff;
+/// The generators' PRNG lives in `xir-ir` because the interpreter's input generator
+/// (product code behind `xir-opt --check-semantics`) uses it too.
+pub use xir_ir::rng::Rng;
 
-use crate::function::{ArgKind, Function, FunctionKind};
-use crate::metadata::Metadata;
-use crate::module::Module;
-use crate::types::{ScalarKind, Type, TypeData};
-use crate::value::FuncId;
 use fb::Fb;
+use xir_ir::function::{ArgKind, Function, FunctionKind};
+use xir_ir::metadata::Metadata;
+use xir_ir::module::Module;
+use xir_ir::types::{ScalarKind, Type, TypeData};
+use xir_ir::value::FuncId;
 
 /// Knobs for [`generate_module`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,41 +75,6 @@ impl Default for GenConfig {
             max_callables: 3,
             recipes_per_module: 48,
         }
-    }
-}
-
-/// SplitMix64: tiny, fast, good enough for test generation.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
-    }
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`0` when `n == 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next_u64() % n }
-    }
-    /// Uniform index into a slice of length `n`.
-    pub fn index(&mut self, n: usize) -> usize {
-        self.below(n as u64) as usize
-    }
-    /// True with probability `p` percent.
-    pub fn chance(&mut self, p: u64) -> bool {
-        self.below(100) < p
-    }
-    /// A random element of a non-empty slice.
-    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.index(xs.len())]
     }
 }
 
@@ -225,7 +203,7 @@ pub fn generate_module(seed: u64, cfg: &GenConfig) -> Module {
 }
 
 fn module_metadata(m: &mut Module, rng: &mut Rng, seed: u64) {
-    let forced = crate::metadata::MetadataKind::ALL[(seed % 9) as usize];
+    let forced = xir_ir::metadata::MetadataKind::ALL[(seed % 9) as usize];
     m.metadata.push(fb::metadata_of(forced, rng));
     if rng.chance(50) {
         m.metadata.push(Metadata::Name(format!("module_{seed}")));

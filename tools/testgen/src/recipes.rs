@@ -8,14 +8,14 @@
 use super::arith_recipes::{arith, step_into, vals};
 use super::fb::Fb;
 use super::resources;
-use crate::function::ArgKind;
-use crate::inst::InstKind;
-use crate::op::{
+use xir_ir::function::ArgKind;
+use xir_ir::inst::InstKind;
+use xir_ir::op::{
     AllocaOp, ArithmeticOp as A, AtomicOp, AutodiffIntrinsicOp as D, CastOp, ResourceQueryOp,
     ResourceReadOp, ResourceWriteOp, ThreadGroupOp as G,
 };
-use crate::types::{ScalarKind as K, Type, TypeData};
-use crate::value::Value;
+use xir_ir::types::{ScalarKind as K, Type, TypeData};
+use xir_ir::value::Value;
 
 const N_ARITH: usize = 93;
 const N_TG: usize = 26;
@@ -110,11 +110,11 @@ pub(crate) fn emit_rq(fb: &mut Fb<'_>, r: usize) {
         return arith(fb, A::BinaryAdd);
     }
     if r < RQ_READS {
-        resources::rq_read(fb, crate::op::RayQueryObjectReadOp::ALL[r]);
+        resources::rq_read(fb, xir_ir::op::RayQueryObjectReadOp::ALL[r]);
     } else {
         resources::rq_write(
             fb,
-            crate::op::RayQueryObjectWriteOp::ALL[(r - RQ_READS) % 4],
+            xir_ir::op::RayQueryObjectWriteOp::ALL[(r - RQ_READS) % 4],
         );
     }
 }
@@ -368,7 +368,7 @@ fn misc(fb: &mut Fb<'_>, k: usize) {
         6 => exotic_alloca(fb),
         _ => {
             // A special register through a component extract.
-            let r = fb.rng.pick(&crate::value::SpecialRegister::ALL);
+            let r = fb.rng.pick(&xir_ir::value::SpecialRegister::ALL);
             let (v, t) = fb.special(r);
             if let TypeData::Vector { elem, .. } = fb.m.types.get(t).clone() {
                 let c = fb.rng.below(3);

@@ -5,16 +5,16 @@
 use super::fb::Fb;
 use super::recipes::{mat, sv};
 use super::{custom, vec_ty};
-use crate::function::{ArgKind, Function};
-use crate::inst::InstKind;
-use crate::metadata::{CurveBasis, CurveBasisSet, Metadata};
-use crate::module::Module;
-use crate::op::{
+use xir_ir::function::{ArgKind, Function};
+use xir_ir::inst::InstKind;
+use xir_ir::metadata::{CurveBasis, CurveBasisSet, Metadata};
+use xir_ir::module::Module;
+use xir_ir::op::{
     AllocaOp, AtomicOp, BindlessAccess, RayQueryObjectReadOp as O, RayQueryObjectWriteOp as OW,
     ResourceQueryOp as Q, ResourceReadOp as R, ResourceWriteOp as W,
 };
-use crate::types::{ScalarKind as K, TextureDim, Type, TypeData};
-use crate::value::Value;
+use xir_ir::types::{ScalarKind as K, TextureDim, Type, TypeData};
+use xir_ir::value::Value;
 
 const BUF_F32: usize = 0;
 const BUF_U32: usize = 1;
@@ -161,7 +161,7 @@ fn access(fb: &mut Fb<'_>, bindless: bool) -> BindlessAccess {
 /// A well-typed `resource_query op`.
 pub(crate) fn query(fb: &mut Fb<'_>, op: Q) {
     if fb.res.len() <= ACCEL {
-        return super::arith_recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
+        return super::arith_recipes::arith(fb, xir_ir::op::ArithmeticOp::BinaryAdd);
     }
     let name = op.name();
     let d3 = name.contains("texture3d");
@@ -283,7 +283,7 @@ pub(crate) fn query(fb: &mut Fb<'_>, op: Q) {
 /// A well-typed `resource_read op`.
 pub(crate) fn read(fb: &mut Fb<'_>, op: R) {
     if fb.res.len() <= BUF_STRUCT {
-        return super::arith_recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
+        return super::arith_recipes::arith(fb, xir_ir::op::ArithmeticOp::BinaryAdd);
     }
     let r = |fb: &Fb<'_>, k| res(fb, k).unwrap_or(Value::Block(fb.cur));
     let cv = coopvec(fb, K::F16, 16);
@@ -389,7 +389,7 @@ fn shared_array(fb: &mut Fb<'_>, k: K, len: u64) -> Value {
 /// A well-typed `resource_write op`.
 pub(crate) fn write(fb: &mut Fb<'_>, op: W) {
     if fb.res.len() <= BUF_STRUCT {
-        return super::arith_recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
+        return super::arith_recipes::arith(fb, xir_ir::op::ArithmeticOp::BinaryAdd);
     }
     let r = |fb: &Fb<'_>, k| res(fb, k).unwrap_or(Value::Block(fb.cur));
     let cv = coopvec(fb, K::F16, 16);
@@ -469,7 +469,7 @@ pub(crate) fn write(fb: &mut Fb<'_>, op: W) {
 /// A well-typed atomic on a buffer element, a struct member in a buffer, or a shared array.
 pub(crate) fn atomic(fb: &mut Fb<'_>, op: AtomicOp) {
     if fb.res.len() <= BUF_STRUCT {
-        return super::arith_recipes::arith(fb, crate::op::ArithmeticOp::BinaryAdd);
+        return super::arith_recipes::arith(fb, xir_ir::op::ArithmeticOp::BinaryAdd);
     }
     let bitwise = matches!(
         op,

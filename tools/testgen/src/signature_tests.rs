@@ -9,14 +9,14 @@
 use super::arith_recipes::arith;
 use super::fb::Fb;
 use super::{Env, GenConfig, Rng};
-use crate::function::{Function, FunctionKind};
-use crate::inst::{InstId, InstKind};
-use crate::module::Module;
-use crate::op::ArithmeticOp;
-use crate::text::infer::infer_operand_type;
-use crate::types::{ScalarKind, Type};
-use crate::value::{FuncId, Value};
-use crate::verify::{VerifyOptions, verify_module};
+use xir_ir::function::{Function, FunctionKind};
+use xir_ir::inst::{InstId, InstKind};
+use xir_ir::module::Module;
+use xir_ir::op::ArithmeticOp;
+use xir_ir::text::infer::infer_operand_type;
+use xir_ir::types::{ScalarKind, Type};
+use xir_ir::value::{FuncId, Value};
+use xir_ir::verify::{VerifyOptions, verify_module};
 
 /// Seeds per op: enough for every recipe branch (scalar/vector, each operand pattern).
 const SEEDS: u64 = 64;

@@ -12,14 +12,14 @@
 //! function kinds and block sizes, argument kinds, every field of every instruction kind,
 //! operands and result types. All walks are iterative.
 
-use crate::entity::EntityRef;
-use crate::function::Function;
-use crate::inst::{InstId, InstKind};
-use crate::metadata::Metadata;
-use crate::module::Module;
-use crate::types::{Type, TypeData};
-use crate::value::{BlockId, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
+use xir_ir::entity::EntityRef;
+use xir_ir::function::Function;
+use xir_ir::inst::{InstId, InstKind};
+use xir_ir::metadata::Metadata;
+use xir_ir::module::Module;
+use xir_ir::types::{Type, TypeData};
+use xir_ir::value::{BlockId, Value};
 
 /// `None` if `a` and `b` are structurally equal, otherwise a description of the first
 /// difference found.
@@ -277,7 +277,7 @@ impl Cmp<'_> {
         };
         let (sa, sb) = (&self.a.types, &self.b.types);
         let mut stack = vec![(ta, tb)];
-        let show = |s: &crate::types::TypeStore, t: Type| {
+        let show = |s: &xir_ir::types::TypeStore, t: Type| {
             if t.index() < s.len() {
                 format!("{:?}", s.get(t))
             } else {
@@ -387,7 +387,7 @@ impl Cmp<'_> {
 
 /// Kind equality; coroutine float attributes compare bitwise (so NaN equals itself).
 fn kind_eq(a: &InstKind, b: &InstKind) -> bool {
-    use crate::inst::{CoroAttrValue, CoroExtensionItem};
+    use xir_ir::inst::{CoroAttrValue, CoroExtensionItem};
     match (a, b) {
         (InstKind::CoroSuspend(x), InstKind::CoroSuspend(y)) => {
             x.token == y.token

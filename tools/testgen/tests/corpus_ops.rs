@@ -7,7 +7,7 @@
 //! and verified, and the file holds its upstream print (the module text), CHECK lines
 //! pinning every printed line, and two RUN lines (print, and print → re-parse → print).
 //! The leading `//` lines of a source become the file's description. Regenerate with
-//! `XIR_BLESS_CORPUS=1 cargo test -p xir-ir --test corpus_ops`; `XIR_OPS_ONLY=name`
+//! `XIR_BLESS_CORPUS=1 cargo test -p xir-testgen --test corpus_ops`; `XIR_OPS_ONLY=name`
 //! restricts both tests to one source (for writing new ones).
 
 mod rt_common;
@@ -91,8 +91,8 @@ fn render_file(name: &str, src: &str) -> Result<String, String> {
         s.push('\n');
     }
     s.push_str(&format!(
-        "// Generated from ir/tests/corpus_ops/{name}.in; regenerate with\n\
-         // XIR_BLESS_CORPUS=1 cargo test -p xir-ir --test corpus_ops\n\n"
+        "// Generated from tools/testgen/tests/corpus_ops/{name}.in; regenerate with\n\
+         // XIR_BLESS_CORPUS=1 cargo test -p xir-testgen --test corpus_ops\n\n"
     ));
     for (k, line) in out.lines().enumerate() {
         s.push_str(&if k == 0 {

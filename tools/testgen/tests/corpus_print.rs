@@ -5,7 +5,7 @@
 //! programmatically, so every CHECK line is the printer's real output and every input
 //! text is what the printer prints in one of its forms (nested, flat, debug info, stable
 //! ids, or with the ids shuffled). Regenerate with `XIR_BLESS_CORPUS=1 cargo test -p
-//! xir-ir --test corpus_print`.
+//! xir-testgen --test corpus_print`.
 
 mod common;
 mod corpus_modules;
@@ -215,7 +215,7 @@ const ENTRIES: &[Entry] = &[
 ];
 
 fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../test-corpus/corpus/print")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../test-corpus/corpus/print")
 }
 
 /// Replaces every numeric id `%N` by `%(7N + 100)`.

@@ -10,9 +10,9 @@ mod rt_common;
 use rt_common::{corpus_root, parse, skip_reason, xir_files};
 use std::collections::BTreeMap;
 use xir_ir::op::*;
-use xir_ir::testgen::{GenConfig, generate_module};
 use xir_ir::types::TextureDim;
 use xir_ir::*;
+use xir_testgen::{GenConfig, generate_module};
 
 /// The name of a type kind; the match is exhaustive, so a new `TypeData` variant does not
 /// compile until it is listed in [`TYPE_KINDS`] too.

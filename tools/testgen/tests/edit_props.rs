@@ -16,9 +16,9 @@
 
 use xir_ir::edit::{InsertPoint, InstBuilder, Rewriter};
 use xir_ir::inst::{InstData, InstId, InstKind};
-use xir_ir::testgen::{GenConfig, Rng, generate_module};
 use xir_ir::verify::{VerifyOptions, verify_function};
 use xir_ir::{BlockId, FuncId, Module, Type, Value};
+use xir_testgen::{GenConfig, Rng, generate_module};
 
 #[derive(Default, Debug)]
 struct Counts {

@@ -7,10 +7,10 @@ mod rt_common;
 
 use rt_common::check::{roundtrip_structured, structured_bytes, structured_case};
 use std::path::Path;
-use xir_ir::testgen::GenConfig;
+use xir_testgen::GenConfig;
 
 fn corpus_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/roundtrip_structured")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ir/fuzz/corpus/roundtrip_structured")
 }
 
 #[test]

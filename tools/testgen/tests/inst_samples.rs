@@ -420,7 +420,7 @@ fn read_both(name: &str, src: &str) -> Module {
     let (fast, _) = parse_module_with(src, Reader::Fast)
         .unwrap_or_else(|| panic!("{name}: the fast reader gave up"))
         .unwrap_or_else(|d| panic!("{name}: fast reader rejects the sample: {d:?}"));
-    let diff = xir_ir::structural_diff(&slow, &fast);
+    let diff = xir_testgen::structural_diff(&slow, &fast);
     assert!(diff.is_none(), "{name}: the readers disagree: {diff:?}");
     slow
 }

@@ -15,10 +15,10 @@ use xir_ir::interchange::{
 use xir_ir::metadata::{Metadata, MetadataList};
 use xir_ir::module::Module;
 use xir_ir::op::{CastOp, ResourceReadOp};
-use xir_ir::testgen::{GenConfig, generate_module};
 use xir_ir::text::{PrintOptions, parse_module, print_module};
 use xir_ir::types::TypeData;
 use xir_ir::value::Value;
+use xir_testgen::{GenConfig, generate_module};
 
 /// Refusal reasons the interchange v1 format documents.
 const EXPECTED_REFUSALS: &[&str] = &["has no AST description"];

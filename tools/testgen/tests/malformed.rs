@@ -7,6 +7,7 @@ use common::*;
 use xir_ir::entity::EntityRef;
 use xir_ir::text::{IdStyle, PrintOptions, print_module};
 use xir_ir::*;
+use xir_testgen::structural_diff;
 
 fn malformed() -> Module {
     let (mut m, mut k, b) = kernel_shell();

@@ -10,8 +10,8 @@ mod rt_common;
 use diff_common::{Outcome, compare, differ};
 use rt_common::{all_forms, corpus_root, form_name, structured_case, xir_files};
 use std::path::Path;
-use xir_ir::testgen::{GenConfig, generate_module};
 use xir_ir::text::{Reader, parse_module_with, print_module};
+use xir_testgen::{GenConfig, generate_module};
 
 /// Counts of the outcomes over a set of inputs; panics on a divergence.
 #[derive(Default, Debug)]
@@ -78,7 +78,7 @@ fn generated_modules_agree_in_every_form() {
 
 fn fuzz_dir(target: &str) -> Vec<std::path::PathBuf> {
     let d = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
+        .join("../../ir/fuzz/corpus")
         .join(target);
     let mut v: Vec<_> = std::fs::read_dir(&d)
         .map(|rd| rd.flatten().map(|e| e.path()).collect())

@@ -8,7 +8,8 @@ use xir_ir::metadata::Metadata;
 use xir_ir::source_map::SourceMap;
 use xir_ir::text::parse_module;
 use xir_ir::types::{ScalarKind, TypeData};
-use xir_ir::{Module, Value, structural_diff};
+use xir_ir::{Module, Value};
+use xir_testgen::structural_diff;
 
 fn parse(src: &str) -> (Module, SourceMap) {
     match parse_module(src) {

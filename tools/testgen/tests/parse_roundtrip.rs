@@ -6,8 +6,9 @@ mod common;
 mod corpus_modules;
 
 use corpus_modules as cm;
+use xir_ir::Module;
 use xir_ir::text::{IdStyle, PrintOptions, parse_module, print_module};
-use xir_ir::{Module, structural_diff};
+use xir_testgen::structural_diff;
 
 type ModuleBuilder = fn() -> Module;
 

@@ -11,8 +11,8 @@ mod rt_common;
 use rt_common::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
-use xir_ir::testgen::{GenConfig, generate_module};
 use xir_ir::text::{IdStyle, PrintOptions, print_module};
+use xir_testgen::{GenConfig, generate_module};
 
 #[test]
 fn every_corpus_file_round_trips_in_every_form() {

@@ -5,6 +5,7 @@
 
 use xir_ir::text::{PrintOptions, parse_module, print_module};
 use xir_ir::*;
+use xir_testgen::structural_diff;
 
 /// A kernel whose body block holds `levels - 1` nested `outline` constructs (each child
 /// printed inline, so the innermost instruction sits `levels` braces deep), each with a

@@ -7,6 +7,7 @@ use common::*;
 use xir_ir::inst::*;
 use xir_ir::op::*;
 use xir_ir::*;
+use xir_testgen::structural_diff;
 
 fn diff(a: &Module, b: &Module) -> String {
     structural_diff(a, b).unwrap_or_else(|| "<equal>".into())

@@ -4,10 +4,10 @@
 use xir_ir::inst::InstTag;
 use xir_ir::metadata::MetadataKind;
 use xir_ir::op::*;
-use xir_ir::testgen::{GenConfig, coverage, generate_module};
 use xir_ir::types::ScalarKind;
 use xir_ir::value::SpecialRegister;
 use xir_ir::verify::{VerifyOptions, verify_module};
+use xir_testgen::{GenConfig, coverage, generate_module};
 
 #[test]
 fn generated_modules_verify() {

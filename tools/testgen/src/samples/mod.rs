@@ -4,14 +4,14 @@
 
 mod ops;
 
-use crate::edit::{Cursor, InstBuilder};
-use crate::function::{ArgKind, Function, FunctionKind};
-use crate::inst::{InstId, InstKind};
-use crate::metadata::{CurveBasisSet, Metadata, SpillKind};
-use crate::module::Module;
-use crate::op::*;
-use crate::types::{ScalarKind, TextureDim, Type, TypeData};
-use crate::value::{BlockId, FuncId, SpecialRegister, Value};
+use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::function::{ArgKind, Function, FunctionKind};
+use xir_ir::inst::{InstId, InstKind};
+use xir_ir::metadata::{CurveBasisSet, Metadata, SpillKind};
+use xir_ir::module::Module;
+use xir_ir::op::*;
+use xir_ir::types::{ScalarKind, TextureDim, Type, TypeData};
+use xir_ir::value::{BlockId, FuncId, SpecialRegister, Value};
 
 /// A function under construction.
 pub struct Fb<'m> {
@@ -357,7 +357,7 @@ pub fn coroutine() -> Module {
     let r = f.block();
     f.ins(
         b,
-        InstKind::CoroSuspend(Box::new(crate::inst::CoroSuspendData {
+        InstKind::CoroSuspend(Box::new(xir_ir::inst::CoroSuspendData {
             token: 1,
             name: "first".into(),
             ..Default::default()

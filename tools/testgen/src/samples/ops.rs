@@ -2,12 +2,12 @@
 //! instructions, and for type descriptions and constant encodings.
 
 use super::{Fb, T, cf32, cst};
-use crate::function::{ArgKind, FunctionKind};
-use crate::inst::InstKind;
-use crate::module::Module;
-use crate::op::{ArithmeticOp as A, *};
-use crate::types::{ScalarKind as K, TextureDim, Type, TypeData};
-use crate::value::Value;
+use xir_ir::function::{ArgKind, FunctionKind};
+use xir_ir::inst::InstKind;
+use xir_ir::module::Module;
+use xir_ir::op::{ArithmeticOp as A, *};
+use xir_ir::types::{ScalarKind as K, TextureDim, Type, TypeData};
+use xir_ir::value::Value;
 
 /// `alloca` (local and shared), `gep`, `load`, `store`, `atomic`.
 pub fn memory() -> Module {
@@ -411,9 +411,10 @@ pub fn constants() -> Module {
     let add = |m: &mut Module, t: Type| {
         // Canonical bytes 0,1,0,1,… are valid for every type (bools included); decoding
         // them gives native bytes with zeroed padding.
-        let canon = super::super::canonical::canonical_size(&m.types, t).unwrap_or(0);
+        let canon = xir_ir::interchange::canonical::canonical_size(&m.types, t).unwrap_or(0);
         let c: Vec<u8> = (0..canon).map(|i| (i % 2) as u8).collect();
-        let native = super::super::canonical::from_canonical(&m.types, t, &c).unwrap_or_default();
+        let native =
+            xir_ir::interchange::canonical::from_canonical(&m.types, t, &c).unwrap_or_default();
         m.constant(t, &native);
     };
     let f = m.types.f32();

@@ -5,10 +5,11 @@
 
 #![allow(dead_code)]
 
+use xir_ir::Module;
 use xir_ir::diag::Diagnostic;
 use xir_ir::source_map::SourceMap;
 use xir_ir::text::{Reader, parse_module, parse_module_with};
-use xir_ir::{Module, structural_diff};
+use xir_testgen::structural_diff;
 
 /// What one reader returned (`None`: the fast reader gave up).
 pub type Answer = Option<Result<(Module, SourceMap), Vec<Diagnostic>>>;

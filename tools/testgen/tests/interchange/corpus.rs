@@ -2,16 +2,17 @@
 //! texts (one per sample module) that must survive text → module → text and
 //! text → bitcode → text byte-identically, and malformed texts and bitcode fixtures whose
 //! errors must be located exactly as their `; CHECK:` lines (or `bitcode-expected.txt`)
-//! say. `XIR_BLESS_CORPUS=1 cargo test -p xir-ir corpus` regenerates the files.
+//! say. `XIR_BLESS_CORPUS=1 cargo test -p xir-testgen corpus` regenerates the files.
 
-use super::tests::REFERENCE_EXAMPLE as EX;
-use super::tests_units::seal;
-use super::*;
-use crate::diag::render;
+use super::REFERENCE_EXAMPLE as EX;
+use super::units::seal;
 use std::path::{Path, PathBuf};
+use xir_ir::diag::render;
+use xir_ir::interchange::*;
+use xir_testgen::samples;
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-corpus/corpus/interchange")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test-corpus/corpus/interchange")
 }
 
 const VALID_RUN: &str = "; RUN: xir-opt %s --emit=interchange -o %t.txt
@@ -164,7 +165,7 @@ fn bless() {
 }
 
 fn fuzz_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ir/fuzz/corpus")
 }
 
 /// Replays the committed fuzz corpora with the fuzz targets' properties: no panic, and
@@ -194,7 +195,7 @@ fn fuzz_corpus_replay() {
         if fixed.len() >= BITCODE_HEADER_SIZE {
             let len = (fixed.len() - BITCODE_HEADER_SIZE) as u64;
             fixed[16..24].copy_from_slice(&len.to_le_bytes());
-            let sum = bitcode_write::fnv1a64(&data[BITCODE_HEADER_SIZE..]);
+            let sum = fnv1a64(&data[BITCODE_HEADER_SIZE..]);
             fixed[24..32].copy_from_slice(&sum.to_le_bytes());
         }
         for d in [&data, &fixed] {

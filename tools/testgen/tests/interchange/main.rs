@@ -1,7 +1,12 @@
 //! Unit tests of the interchange formats.
 
-use super::*;
-use crate::diag::render;
+mod corpus;
+mod units;
+
+use xir_ir::diag::render;
+use xir_ir::interchange::*;
+use xir_ir::module::Module;
+use xir_testgen::samples;
 
 fn roundtrip(name: &str, m: &Module) -> String {
     let text = write_interchange_text(m).unwrap_or_else(|e| panic!("{name}: write: {e}"));
@@ -34,7 +39,7 @@ fn roundtrip(name: &str, m: &Module) -> String {
 #[test]
 fn samples_round_trip() {
     for (name, m) in samples::all() {
-        let d = crate::verify::verify_module(&m, &Default::default(), None);
+        let d = xir_ir::verify::verify_module(&m, &Default::default(), None);
         assert!(d.is_empty(), "{name}: sample does not verify: {d:#?}");
         roundtrip(name, &m);
     }
@@ -100,7 +105,7 @@ fn samples_cover_every_tag() {
             }
         }
     }
-    for &t in crate::inst::InstTag::ALL {
+    for &t in xir_ir::inst::InstTag::ALL {
         assert!(
             seen.contains(&t),
             "no sample uses `{}`",

@@ -1,19 +1,19 @@
 //! Unit tests: type descriptions, canonical constants, case labels, metadata records,
 //! writer refusals, text errors and bitcode errors.
 
-use super::canonical::*;
-use super::records::{decode_case_label, encode_case_label};
-use super::samples::{self, Fb, T};
-use super::typedesc::*;
-use super::*;
-use crate::diag::line_col;
-use crate::function::FunctionKind;
-use crate::inst::InstKind;
-use crate::metadata::{Metadata, StridedMma};
-use crate::types::{ScalarKind as K, TextureDim, TypeData, TypeStore};
+use xir_ir::diag::line_col;
+use xir_ir::function::FunctionKind;
+use xir_ir::inst::InstKind;
+use xir_ir::interchange::canonical::*;
+use xir_ir::interchange::typedesc::*;
+use xir_ir::interchange::*;
+use xir_ir::metadata::{Metadata, StridedMma};
+use xir_ir::module::Module;
+use xir_ir::types::{ScalarKind as K, TextureDim, TypeData, TypeStore};
+use xir_testgen::samples::{self, Fb, T};
 
-fn desc_of(ts: &TypeStore, t: crate::types::Type) -> Result<String, String> {
-    use crate::entity::EntityRef;
+fn desc_of(ts: &TypeStore, t: xir_ir::types::Type) -> Result<String, String> {
+    use xir_ir::entity::EntityRef;
     describe_all(ts)[t.index()].clone()
 }
 
@@ -231,32 +231,6 @@ fn canonical_constant_encoding() {
     assert_eq!(canonical_size(&m.types, custom), None);
 }
 
-#[test]
-fn case_labels_are_signed_at_selector_width() {
-    assert_eq!(encode_case_label(K::I8, 0xff), -1);
-    assert_eq!(encode_case_label(K::I16, 0x8000), -32768);
-    assert_eq!(encode_case_label(K::I32, 0xffff_fffe), -2);
-    assert_eq!(encode_case_label(K::U32, 0xffff_fffe), 0xffff_fffe);
-    assert_eq!(encode_case_label(K::U64, u64::MAX), -1);
-    assert_eq!(decode_case_label(K::I32, -2), Some(0xffff_fffe));
-    assert_eq!(decode_case_label(K::I8, 128), None);
-    assert_eq!(decode_case_label(K::U8, -1), None);
-    assert_eq!(decode_case_label(K::U16, 65536), None);
-    assert_eq!(decode_case_label(K::Bool, 2), None);
-    assert_eq!(decode_case_label(K::U64, -1), Some(u64::MAX));
-    assert_eq!(decode_case_label(K::F32, 0), None);
-    for k in [K::I8, K::U8, K::I16, K::U16, K::I32, K::U32, K::I64, K::U64] {
-        for v in [0u64, 1, 0x7f, 0x80, 0xff] {
-            let v = v & if k.size() == 8 {
-                u64::MAX
-            } else {
-                (1 << (8 * k.size())) - 1
-            };
-            assert_eq!(decode_case_label(k, encode_case_label(k, v)), Some(v));
-        }
-    }
-}
-
 fn with_md(md: Metadata) -> Module {
     let mut m = samples::callable_add();
     m.metadata = vec![md];
@@ -273,7 +247,7 @@ fn writer_refusals() {
         },
         Metadata::StridedMma(Box::<StridedMma>::default()),
         Metadata::Name("not a name".into()),
-        Metadata::CurveBasis(crate::metadata::CurveBasisSet(0x10)),
+        Metadata::CurveBasis(xir_ir::metadata::CurveBasisSet(0x10)),
     ] {
         let e = write_interchange_text(&with_md(md.clone())).unwrap_err();
         assert!(e.offset.is_none(), "{e}");
@@ -323,7 +297,7 @@ fn text_err(src: &str) -> (usize, usize, String) {
     (l, c, d[0].message.clone())
 }
 
-const EX: &str = tests::REFERENCE_EXAMPLE;
+const EX: &str = super::REFERENCE_EXAMPLE;
 
 #[test]
 fn text_errors_are_located() {
@@ -488,7 +462,7 @@ pub(crate) fn seal(payload: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&2u32.to_le_bytes());
     out.extend_from_slice(&0u32.to_le_bytes());
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&bitcode_write::fnv1a64(payload).to_le_bytes());
+    out.extend_from_slice(&fnv1a64(payload).to_le_bytes());
     out.extend_from_slice(payload);
     out
 }

@@ -5,9 +5,10 @@
 
 #![allow(dead_code)]
 
-use xir_ir::testgen::{GenConfig, generate_module};
+use xir_ir::Module;
 use xir_ir::text::{IdStyle, PrintOptions, parse_module, print_module};
-use xir_ir::{Module, structural_diff};
+use xir_testgen::structural_diff;
+use xir_testgen::{GenConfig, generate_module};
 
 /// The eight print forms: nested/flat × debug info off/on × upstream/stable ids.
 pub fn all_forms() -> Vec<PrintOptions> {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// The corpus root, `test-corpus/corpus`.
 pub fn corpus_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../test-corpus/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test-corpus/corpus")
 }
 
 /// Every `*.xir` file under `dir`, recursively, sorted.
