@@ -8,9 +8,10 @@ mod cfg;
 mod group;
 mod mem;
 mod types;
+mod words;
 
 use crate::error::{CodegenError, Loc};
-use crate::plan::Usage;
+use crate::plan::{BufferRepr, Usage};
 use crate::reflect::{ArgReflection, Reflection};
 use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
 use rspirv::spirv::{
@@ -30,10 +31,12 @@ pub(crate) type R<T> = Result<T, CodegenError>;
 #[derive(Clone, Debug)]
 pub(crate) struct BufferVar {
     pub var: Word,
-    /// Element type (XIR).
-    pub elem: Type,
+    /// Element type (XIR); `None` for a byte buffer.
+    pub elem: Option<Type>,
     /// Whether the element is wrapped in a one-member struct (matrices need MatrixStride).
     pub wrapped: bool,
+    /// Typed SSBO or uint32 words.
+    pub repr: BufferRepr,
 }
 
 /// The whole module under construction.
@@ -223,11 +226,46 @@ impl<'m> Emitter<'m> {
     }
 }
 
+impl Emitter<'_> {
+    /// `struct { uint data[]; }` (Block, ArrayStride 4): the word-storage ABI's buffer.
+    fn word_block_type(&mut self) -> Word {
+        let u = self.u32_ty();
+        let ra = self.b.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(Instruction::new(
+                Op::TypeRuntimeArray,
+                None,
+                Some(ra),
+                vec![Operand::IdRef(u)],
+            ));
+        self.b
+            .decorate(ra, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
+        let st = self.b.id();
+        self.b
+            .module_mut()
+            .types_global_values
+            .push(Instruction::new(
+                Op::TypeStruct,
+                None,
+                Some(st),
+                vec![Operand::IdRef(ra)],
+            ));
+        self.b.decorate(st, Decoration::Block, []);
+        self.b
+            .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        self.b.name(st, "WordStorage");
+        st
+    }
+}
+
 /// Declares descriptors: the internal argument block (set 0, binding 0) and one typed
 /// SSBO per buffer argument (set 0, bindings 1…, in argument order).
 fn declare_descriptors(
     e: &mut Emitter,
     usage: &FxHashMap<(FuncId, ArgId), Usage>,
+    reprs: &FxHashMap<ArgId, BufferRepr>,
 ) -> R<Vec<ArgReflection>> {
     let m = e.m;
     let k = e.kernel;
@@ -260,6 +298,7 @@ fn declare_descriptors(
                     usage: "read",
                     role: "argument_block",
                     element_stride: None,
+                    storage: None,
                 });
                 offset += m.types.size_of(arg.ty);
             }
@@ -361,55 +400,67 @@ fn declare_descriptors(
         .any(|(_, a)| usage.get(&(k, *a)).is_some_and(|u| u.write));
     let aliased = buffer_args.len() > 1;
     let mut block_types: FxHashMap<Type, (Word, bool)> = FxHashMap::default();
+    let mut word_block: Option<Word> = None;
     for (binding, (index, a)) in buffer_args.iter().enumerate() {
         let arg = &func.args[*a];
-        let TypeData::Buffer { elem: Some(elem) } = *m.types.get(arg.ty) else {
+        let TypeData::Buffer { elem } = *m.types.get(arg.ty) else {
             return Err(CodegenError::user(vec![crate::error::Located::new(
                 Loc::Arg(k, *a),
-                "only typed buffers are supported as kernel resources",
+                "only buffers are supported as kernel resources",
             )]));
         };
+        let repr = reprs.get(a).copied().unwrap_or(BufferRepr::Words);
         let u = usage.get(&(k, *a)).copied().unwrap_or_default();
-        let (st, wrapped) = match block_types.get(&elem) {
-            Some(&x) => x,
-            None => {
-                let wrapped = e.is_matrixish(elem);
-                let laid = e.laid(elem);
-                let el = if wrapped {
-                    let w = e.b.id();
+        let (st, wrapped) = match (repr, elem) {
+            (BufferRepr::Words, _) | (_, None) => match word_block {
+                Some(w) => (w, false),
+                None => {
+                    let w = e.word_block_type();
+                    word_block = Some(w);
+                    (w, false)
+                }
+            },
+            (BufferRepr::Typed, Some(elem)) => match block_types.get(&elem) {
+                Some(&x) => x,
+                None => {
+                    let wrapped = e.is_matrixish(elem);
+                    let laid = e.laid(elem);
+                    let el = if wrapped {
+                        let w = e.b.id();
+                        e.b.module_mut().types_global_values.push(Instruction::new(
+                            Op::TypeStruct,
+                            None,
+                            Some(w),
+                            vec![Operand::IdRef(laid)],
+                        ));
+                        e.b.member_decorate(w, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+                        e.decorate_matrix_member(w, 0, elem);
+                        w
+                    } else {
+                        laid
+                    };
+                    let ra = e.b.id();
+                    e.b.module_mut().types_global_values.push(Instruction::new(
+                        Op::TypeRuntimeArray,
+                        None,
+                        Some(ra),
+                        vec![Operand::IdRef(el)],
+                    ));
+                    let stride = m.types.size_of(elem) as u32;
+                    e.b.decorate(ra, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
+                    let st = e.b.id();
                     e.b.module_mut().types_global_values.push(Instruction::new(
                         Op::TypeStruct,
                         None,
-                        Some(w),
-                        vec![Operand::IdRef(laid)],
+                        Some(st),
+                        vec![Operand::IdRef(ra)],
                     ));
-                    e.b.member_decorate(w, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-                    e.decorate_matrix_member(w, 0, elem);
-                    w
-                } else {
-                    laid
-                };
-                let ra = e.b.id();
-                e.b.module_mut().types_global_values.push(Instruction::new(
-                    Op::TypeRuntimeArray,
-                    None,
-                    Some(ra),
-                    vec![Operand::IdRef(el)],
-                ));
-                let stride = m.types.size_of(elem) as u32;
-                e.b.decorate(ra, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
-                let st = e.b.id();
-                e.b.module_mut().types_global_values.push(Instruction::new(
-                    Op::TypeStruct,
-                    None,
-                    Some(st),
-                    vec![Operand::IdRef(ra)],
-                ));
-                e.b.decorate(st, Decoration::Block, []);
-                e.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-                block_types.insert(elem, (st, wrapped));
-                (st, wrapped)
-            }
+                    e.b.decorate(st, Decoration::Block, []);
+                    e.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+                    block_types.insert(elem, (st, wrapped));
+                    (st, wrapped)
+                }
+            },
         };
         let pt = e.ptr_ty(StorageClass::StorageBuffer, st);
         let var = e.b.id();
@@ -436,7 +487,15 @@ fn declare_descriptors(
         }
         e.name_from(var, &arg.metadata);
         e.interface.push(var);
-        e.buffers.insert(*a, BufferVar { var, elem, wrapped });
+        e.buffers.insert(
+            *a,
+            BufferVar {
+                var,
+                elem,
+                wrapped,
+                repr,
+            },
+        );
         refl.push(ArgReflection {
             index: *index,
             kind: "resource",
@@ -446,7 +505,11 @@ fn declare_descriptors(
             binding: Some(binding as u32 + 1),
             usage: u.name(),
             role: "storage_buffer",
-            element_stride: Some(m.types.size_of(elem)),
+            element_stride: Some(elem.map_or(1, |t| m.types.size_of(t))),
+            storage: Some(match repr {
+                BufferRepr::Typed => "typed",
+                BufferRepr::Words => "words",
+            }),
         });
     }
     refl.sort_by_key(|r| r.index);
@@ -461,10 +524,11 @@ pub(crate) fn emit_kernel(
     kernel: FuncId,
     graph: &[FuncId],
     usage: &FxHashMap<(FuncId, ArgId), Usage>,
+    reprs: &FxHashMap<ArgId, BufferRepr>,
 ) -> R<(Vec<u32>, Reflection)> {
     let mut e = Emitter::new(m, kernel);
     e.cap(Capability::Shader);
-    let args = declare_descriptors(&mut e, usage)?;
+    let args = declare_descriptors(&mut e, usage, reprs)?;
     for &f in graph {
         let id = e.b.id();
         e.func_ids.insert(f, id);
