@@ -308,8 +308,7 @@ fn word_addr(e: &mut Emitter, st: &mut FnState, i: InstId) -> R<Option<(Word, Ad
             None => Addr { id: x32, align: 1 },
             Some(t) => {
                 let stride = e.m.types.size_of(t);
-                let zero = e.const_u32(0);
-                e.addr_index(Addr { id: zero, align: 4 }, x32, stride)
+                e.addr_scaled(x32, stride)
             }
         },
     )))
@@ -350,8 +349,7 @@ fn word_walk(e: &mut Emitter, st: &mut FnState, elem: Type, idx: &[Value]) -> R<
         Ok(e.to_u32(x, k))
     };
     let first = index_u32(e, st, idx[0])?;
-    let zero = e.const_u32(0);
-    let mut a = e.addr_index(Addr { id: zero, align: 4 }, first, m.types.size_of(elem));
+    let mut a = e.addr_scaled(first, m.types.size_of(elem));
     let mut ty = elem;
     for &v in &idx[1..] {
         match m.types.get(ty).clone() {

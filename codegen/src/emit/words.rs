@@ -90,13 +90,26 @@ impl Emitter<'_> {
         }
     }
 
+    /// `x * stride` for a dynamic `uint` `x`: the address of element `x`.
+    pub(crate) fn addr_scaled(&mut self, x: Word, stride: u64) -> Addr {
+        let id = if stride == 1 {
+            x
+        } else {
+            let s = self.const_u32(stride as u32);
+            self.u32_bin(Op::IMul, x, s)
+        };
+        Addr {
+            id,
+            align: stride_align(stride),
+        }
+    }
+
     /// `addr + x * stride` for a dynamic `uint` `x`.
     pub(crate) fn addr_index(&mut self, a: Addr, x: Word, stride: u64) -> Addr {
-        let s = self.const_u32(stride as u32);
-        let m = self.u32_bin(Op::IMul, x, s);
+        let m = self.addr_scaled(x, stride);
         Addr {
-            id: self.u32_bin(Op::IAdd, a.id, m),
-            align: a.align.min(stride_align(stride)),
+            id: self.u32_bin(Op::IAdd, a.id, m.id),
+            align: a.align.min(m.align),
         }
     }
 
