@@ -1,5 +1,5 @@
-//! Command-line flags shared by `xir-bisect` and `xir-reduce`: the pipeline and the
-//! in-process failure predicates.
+//! Command-line flags shared by `xir-bisect` and `xir-reduce` (the pipeline and the
+//! in-process failure predicates), and their common process wrapper.
 
 use crate::predicate::{OnTimeout, OracleLimit, Predicate};
 use clap::Args;
@@ -183,4 +183,37 @@ pub fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
         .filter(|v| v.is_finite() && *v > 0.0 && *v < 1e9)
         .map(std::time::Duration::from_secs_f64)
         .ok_or_else(|| format!("'{s}' is not a positive number of seconds"))
+}
+
+/// A tool's `(args, stdin, stdout, stderr) -> status` entry point.
+pub type ToolMain = fn(&[String], &[u8], &mut dyn std::io::Write, &mut dyn std::io::Write) -> i32;
+
+/// The process wrapper of `xir-bisect` and `xir-reduce`: silences the panic hook (xir-opt
+/// runs in this process and reports a panicking pass itself, status 2), installs the
+/// SIGINT/SIGTERM scratch cleanup, reads standard input when `needs_stdin` says the
+/// arguments take it, runs `main` with checked stdout, and exits with its status.
+pub fn run_process(name: &str, needs_stdin: fn(&[String]) -> bool, main: ToolMain) -> ! {
+    use std::io::Write;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    std::panic::set_hook(Box::new(|_| {}));
+    let _ = xir_sysio::cleanup::install_signal_cleanup();
+    let mut err = std::io::stderr().lock();
+    let mut stdin = Vec::new();
+    if needs_stdin(&args) {
+        match xir_sysio::limit::read_stdin() {
+            Ok(b) => stdin = b,
+            Err(e) => {
+                let _ = writeln!(
+                    err,
+                    "{name}: error: cannot read standard input: {}",
+                    xir_sysio::stdio::cause(&e)
+                );
+                std::process::exit(1);
+            }
+        }
+    }
+    let mut out = xir_sysio::stdio::Checked::new(std::io::stdout().lock());
+    let code = main(&args, &stdin, &mut out, &mut err);
+    let code = out.finish(name, code, &mut err);
+    std::process::exit(code);
 }

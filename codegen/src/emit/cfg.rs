@@ -18,9 +18,7 @@
 use super::{Emitter, R};
 use crate::error::{CodegenError, Loc};
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{
-    BuiltIn, FunctionControl, LoopControl, Op, SelectionControl, StorageClass, Word,
-};
+use rspirv::spirv::{BuiltIn, FunctionControl, Op, SelectionControl, StorageClass, Word};
 use rustc_hash::{FxHashMap, FxHashSet};
 use xir_ir::op::AllocaOp;
 use xir_ir::{ArgKind, BlockId, FuncId, FunctionKind, InstKind, Metadata, ScalarKind, Value};
@@ -438,14 +436,7 @@ pub(crate) fn emit_function(e: &mut Emitter, f: FuncId) -> R<()> {
                     _ => unreachable!(),
                 };
                 let (ml, cl) = (plan.labels[&mg], plan.labels[&PBlock::SimpleContinue(b)]);
-                e.op_void(
-                    Op::LoopMerge,
-                    vec![
-                        Operand::IdRef(ml),
-                        Operand::IdRef(cl),
-                        Operand::LoopControl(LoopControl::NONE),
-                    ],
-                );
+                e.loop_merge(ml, cl);
                 let x = plan.labels[&plan.succs[&p][0]];
                 e.b.branch(x)
                     .map_err(|x| CodegenError::internal(Loc::Func(f), format!("{x:?}")))?;
@@ -540,20 +531,12 @@ fn emit_block(e: &mut Emitter, st: &mut FnState, plan: &CfPlan, b: BlockId) -> R
         if moved_phis && matches!(inst.kind, InstKind::Phi { .. }) {
             continue; // emitted in the simple_loop's synthetic header
         }
-        if let InstKind::Phi { blocks } = &inst.kind {
+        if let InstKind::Phi { .. } = &inst.kind {
             let ty = e.logical(inst.ty.expect("phi has a type"));
             let mut ops = Vec::new();
             for p in &preds {
                 let val = match p {
-                    PBlock::Xir(q) => match blocks.iter().position(|x| x == q) {
-                        Some(k) => e_value(e, st, inst.operands[k])?,
-                        None => {
-                            return Err(CodegenError::internal(
-                                st.loc(i),
-                                "phi has no incoming value for a planned predecessor",
-                            ));
-                        }
-                    },
+                    PBlock::Xir(q) => phi_incoming(e, st, i, *q)?,
                     PBlock::Dead(_) => e.undef_of(ty),
                     _ => {
                         return Err(CodegenError::internal(
@@ -584,14 +567,7 @@ fn emit_block(e: &mut Emitter, st: &mut FnState, plan: &CfPlan, b: BlockId) -> R
     };
     let err = |x: rspirv::dr::Error| CodegenError::internal(Loc::Inst(f, term), format!("{x:?}"));
     if let Some(&(mg, ct)) = plan.loop_headers.get(&b) {
-        e.op_void(
-            Op::LoopMerge,
-            vec![
-                Operand::IdRef(plan.labels[&mg]),
-                Operand::IdRef(plan.labels[&ct]),
-                Operand::LoopControl(LoopControl::NONE),
-            ],
-        );
+        e.loop_merge(plan.labels[&mg], plan.labels[&ct]);
     }
     let ops = &inst.operands;
     match &inst.kind {
@@ -688,6 +664,21 @@ fn emit_block(e: &mut Emitter, st: &mut FnState, plan: &CfPlan, b: BlockId) -> R
     Ok(())
 }
 
+/// The value phi `i` takes from XIR block `q` (a planned predecessor).
+fn phi_incoming(e: &mut Emitter, st: &mut FnState, i: xir_ir::InstId, q: BlockId) -> R<Word> {
+    let inst = e.m.func(st.f).inst(i);
+    let InstKind::Phi { blocks } = &inst.kind else {
+        return Err(CodegenError::internal(st.loc(i), "not a phi"));
+    };
+    match blocks.iter().position(|x| *x == q) {
+        Some(k) => e_value(e, st, inst.operands[k]),
+        None => Err(CodegenError::internal(
+            st.loc(i),
+            "phi has no incoming value for a planned predecessor",
+        )),
+    }
+}
+
 /// The phis of the body of the `simple_loop` ending block `b`, in its synthetic header
 /// (`header`: one entry per physical predecessor, the entry block `b` and the synthetic
 /// continue) or their forwarding phis in its synthetic continue block (one entry per
@@ -717,7 +708,7 @@ fn simple_loop_phis(
         .is_some_and(|p| !p.is_empty());
     for &i in &func.blocks[x].insts {
         let inst = func.inst(i);
-        let InstKind::Phi { blocks } = &inst.kind else {
+        let InstKind::Phi { .. } = &inst.kind else {
             continue;
         };
         let ty = e.logical(inst.ty.expect("phi has a type"));
@@ -728,15 +719,7 @@ fn simple_loop_phis(
         for p in &preds {
             let val = match p {
                 PBlock::SimpleContinue(_) if cont_preds => forward[&i],
-                PBlock::Xir(q) => match blocks.iter().position(|y| y == q) {
-                    Some(k) => e_value(e, st, inst.operands[k])?,
-                    None => {
-                        return Err(CodegenError::internal(
-                            st.loc(i),
-                            "phi has no incoming value for a planned predecessor",
-                        ));
-                    }
-                },
+                PBlock::Xir(q) => phi_incoming(e, st, i, *q)?,
                 _ => e.undef_of(ty),
             };
             ops.push(Operand::IdRef(val));

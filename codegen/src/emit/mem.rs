@@ -239,13 +239,7 @@ fn aggregate_indices(
     for &v in idx {
         match m.types.get(ty).clone() {
             TypeData::Struct { members, .. } => {
-                let k = struct_index(m, st, v)?;
-                let Some(&mt) = members.get(k) else {
-                    return Err(CodegenError::internal(
-                        xir_ir_loc(st),
-                        "structure index out of range",
-                    ));
-                };
+                let (k, mt) = struct_member(m, st, &members, v)?;
                 out.push(e.const_u32(k as u32));
                 ty = mt;
             }
@@ -255,20 +249,23 @@ fn aggregate_indices(
             }
             TypeData::Matrix { elem, n } => {
                 out.push(e_value(e, st, v)?);
-                ty = m
-                    .types
-                    .find(&TypeData::Vector { elem, len: n })
-                    .unwrap_or(elem);
+                ty = matrix_column(m, elem, n);
             }
-            _ => {
-                return Err(CodegenError::internal(
-                    xir_ir_loc(st),
-                    "index into a scalar",
-                ));
-            }
+            _ => return Err(index_into_scalar(st)),
         }
     }
     Ok(out)
+}
+
+/// The column vector type of an `n`-column matrix of `elem`.
+fn matrix_column(m: &xir_ir::Module, elem: Type, n: u8) -> Type {
+    m.types
+        .find(&TypeData::Vector { elem, len: n })
+        .unwrap_or(elem)
+}
+
+fn index_into_scalar(st: &FnState) -> CodegenError {
+    CodegenError::internal(xir_ir_loc(st), "index into a scalar")
 }
 
 fn xir_ir_loc(st: &FnState) -> crate::error::Loc {
@@ -354,13 +351,7 @@ fn word_walk(e: &mut Emitter, st: &mut FnState, elem: Type, idx: &[Value]) -> R<
     for &v in &idx[1..] {
         match m.types.get(ty).clone() {
             TypeData::Struct { members, .. } => {
-                let k = struct_index(m, st, v)?;
-                let Some(&mt) = members.get(k) else {
-                    return Err(CodegenError::internal(
-                        xir_ir_loc(st),
-                        "structure index out of range",
-                    ));
-                };
+                let (k, mt) = struct_member(m, st, &members, v)?;
                 let off = m.types.struct_offsets(ty)[k];
                 a = e.addr_plus(a, off);
                 ty = mt;
@@ -374,20 +365,24 @@ fn word_walk(e: &mut Emitter, st: &mut FnState, elem: Type, idx: &[Value]) -> R<
                 let x = index_u32(e, st, v)?;
                 let (col, _) = xir_ir::types::vector_layout(m.types.size_of(elem), n);
                 a = e.addr_index(a, x, col);
-                ty = m
-                    .types
-                    .find(&TypeData::Vector { elem, len: n })
-                    .unwrap_or(elem);
+                ty = matrix_column(m, elem, n);
             }
-            _ => {
-                return Err(CodegenError::internal(
-                    xir_ir_loc(st),
-                    "index into a scalar",
-                ));
-            }
+            _ => return Err(index_into_scalar(st)),
         }
     }
     Ok(a)
+}
+
+/// The member number and type a constant structure index selects.
+fn struct_member(m: &xir_ir::Module, st: &FnState, members: &[Type], v: Value) -> R<(usize, Type)> {
+    let k = struct_index(m, st, v)?;
+    match members.get(k) {
+        Some(&mt) => Ok((k, mt)),
+        None => Err(CodegenError::internal(
+            xir_ir_loc(st),
+            "structure index out of range",
+        )),
+    }
 }
 
 /// The member number of a constant structure index.

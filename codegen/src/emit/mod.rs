@@ -27,6 +27,11 @@ use xir_ir::{
 
 pub(crate) type R<T> = Result<T, CodegenError>;
 
+/// Id operands.
+pub(crate) fn ids(v: &[Word]) -> Vec<Operand> {
+    v.iter().map(|&x| Operand::IdRef(x)).collect()
+}
+
 /// One kernel buffer argument's declaration.
 #[derive(Clone, Debug)]
 pub(crate) struct BufferVar {
@@ -226,40 +231,6 @@ impl<'m> Emitter<'m> {
     }
 }
 
-impl Emitter<'_> {
-    /// `struct { uint data[]; }` (Block, ArrayStride 4): the word-storage ABI's buffer.
-    fn word_block_type(&mut self) -> Word {
-        let u = self.u32_ty();
-        let ra = self.b.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(Instruction::new(
-                Op::TypeRuntimeArray,
-                None,
-                Some(ra),
-                vec![Operand::IdRef(u)],
-            ));
-        self.b
-            .decorate(ra, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
-        let st = self.b.id();
-        self.b
-            .module_mut()
-            .types_global_values
-            .push(Instruction::new(
-                Op::TypeStruct,
-                None,
-                Some(st),
-                vec![Operand::IdRef(ra)],
-            ));
-        self.b.decorate(st, Decoration::Block, []);
-        self.b
-            .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-        self.b.name(st, "WordStorage");
-        st
-    }
-}
-
 /// Declares descriptors: the internal argument block (set 0, binding 0) and one typed
 /// SSBO per buffer argument (set 0, bindings 1…, in argument order).
 fn declare_descriptors(
@@ -439,24 +410,7 @@ fn declare_descriptors(
                     } else {
                         laid
                     };
-                    let ra = e.b.id();
-                    e.b.module_mut().types_global_values.push(Instruction::new(
-                        Op::TypeRuntimeArray,
-                        None,
-                        Some(ra),
-                        vec![Operand::IdRef(el)],
-                    ));
-                    let stride = m.types.size_of(elem) as u32;
-                    e.b.decorate(ra, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
-                    let st = e.b.id();
-                    e.b.module_mut().types_global_values.push(Instruction::new(
-                        Op::TypeStruct,
-                        None,
-                        Some(st),
-                        vec![Operand::IdRef(ra)],
-                    ));
-                    e.b.decorate(st, Decoration::Block, []);
-                    e.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+                    let st = e.runtime_block(el, m.types.size_of(elem) as u32);
                     block_types.insert(elem, (st, wrapped));
                     (st, wrapped)
                 }

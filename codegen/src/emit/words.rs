@@ -29,10 +29,10 @@
 //! semantics) that splits the current block (see [`super::cfg::FnState::split_block`]).
 
 use super::cfg::FnState;
-use super::{Emitter, R};
+use super::{Emitter, R, ids};
 use crate::error::{CodegenError, Located};
 use rspirv::dr::Operand;
-use rspirv::spirv::{LoopControl, MemoryAccess, Op, StorageClass, Word};
+use rspirv::spirv::{MemoryAccess, Op, StorageClass, Word};
 use xir_ir::op::AtomicOp;
 use xir_ir::types::{TypeData, vector_layout};
 use xir_ir::{InstId, ScalarKind, Type};
@@ -68,14 +68,14 @@ impl Emitter<'_> {
         let u = self.u32_ty();
         match k {
             ScalarKind::U32 => v,
-            ScalarKind::I32 => self.op(Op::Bitcast, u, vec![Operand::IdRef(v)]),
-            _ => self.op(Op::UConvert, u, vec![Operand::IdRef(v)]),
+            ScalarKind::I32 => self.op(Op::Bitcast, u, ids(&[v])),
+            _ => self.op(Op::UConvert, u, ids(&[v])),
         }
     }
 
     fn u32_bin(&mut self, op: Op, a: Word, b: Word) -> Word {
         let u = self.u32_ty();
-        self.op(op, u, vec![Operand::IdRef(a), Operand::IdRef(b)])
+        self.op(op, u, ids(&[a, b]))
     }
 
     /// `addr + off`.
@@ -120,15 +120,7 @@ impl Emitter<'_> {
         let u = self.u32_ty();
         let pt = self.ptr_ty(StorageClass::StorageBuffer, u);
         let zero = self.const_u32(0);
-        self.op(
-            Op::AccessChain,
-            pt,
-            vec![
-                Operand::IdRef(var),
-                Operand::IdRef(zero),
-                Operand::IdRef(wi),
-            ],
-        )
+        self.op(Op::AccessChain, pt, ids(&[var, zero, wi]))
     }
 
     /// Device scope and relaxed semantics ids.
@@ -148,7 +140,7 @@ impl Emitter<'_> {
         let u = self.u32_ty();
         if n == 4 && a.align >= 4 {
             let p = self.word_ptr(var, a.id);
-            let mut ops = vec![Operand::IdRef(p)];
+            let mut ops = ids(&[p]);
             if volatile {
                 ops.push(Operand::MemoryAccess(MemoryAccess::VOLATILE));
             }
@@ -157,15 +149,7 @@ impl Emitter<'_> {
         if a.align >= n {
             let p = self.word_ptr(var, a.id);
             let (scope, relaxed) = self.device_relaxed();
-            let w = self.op(
-                Op::AtomicLoad,
-                u,
-                vec![
-                    Operand::IdRef(p),
-                    Operand::IdRef(scope),
-                    Operand::IdRef(relaxed),
-                ],
-            );
+            let w = self.op(Op::AtomicLoad, u, ids(&[p, scope, relaxed]));
             let sh = self.bit_shift(a.id);
             let v = self.u32_bin(Op::ShiftRightLogical, w, sh);
             let mask = self.const_u32(((1u64 << (8 * n)) - 1) as u32);
@@ -193,7 +177,7 @@ impl Emitter<'_> {
     fn write_bits(&mut self, var: Word, a: Addr, n: u64, v: Word, volatile: bool) {
         if n == 4 && a.align >= 4 {
             let p = self.word_ptr(var, a.id);
-            let mut ops = vec![Operand::IdRef(p), Operand::IdRef(v)];
+            let mut ops = ids(&[p, v]);
             if volatile {
                 ops.push(Operand::MemoryAccess(MemoryAccess::VOLATILE));
             }
@@ -207,20 +191,11 @@ impl Emitter<'_> {
             let low = self.const_u32(((1u64 << (8 * n)) - 1) as u32);
             let mask = self.u32_bin(Op::ShiftLeftLogical, low, sh);
             let u = self.u32_ty();
-            let keep = self.op(Op::Not, u, vec![Operand::IdRef(mask)]);
+            let keep = self.op(Op::Not, u, ids(&[mask]));
             let bits = self.u32_bin(Op::BitwiseAnd, v, low);
             let bits = self.u32_bin(Op::ShiftLeftLogical, bits, sh);
             for (op, x) in [(Op::AtomicAnd, keep), (Op::AtomicOr, bits)] {
-                self.op(
-                    op,
-                    u,
-                    vec![
-                        Operand::IdRef(p),
-                        Operand::IdRef(scope),
-                        Operand::IdRef(relaxed),
-                        Operand::IdRef(x),
-                    ],
-                );
+                self.op(op, u, ids(&[p, scope, relaxed, x]));
             }
             return;
         }
@@ -236,63 +211,48 @@ impl Emitter<'_> {
         }
     }
 
-    /// Loads a value of XIR type `t` at `a` from the word buffer `var`.
-    pub(crate) fn word_load(&mut self, var: Word, t: Type, a: Addr, volatile: bool) -> Word {
+    /// The parts of a composite value of type `t` in host layout: vector components,
+    /// matrix columns, array elements, structure members, each with its byte offset.
+    fn layout_parts(&self, t: Type) -> Vec<(Type, u64)> {
         let ts = &self.m.types;
         match ts.get(t).clone() {
-            TypeData::Scalar(k) => self.word_load_scalar(var, k, a, volatile),
             TypeData::Vector { elem, len } => {
-                let k = ts.scalar_kind(elem).expect("vector of scalars");
-                let parts = (0..len as u64)
-                    .map(|j| {
-                        let aj = self.addr_plus(a, j * k.size());
-                        self.word_load_scalar(var, k, aj, volatile)
-                    })
-                    .collect();
-                let vt = self.logical(t);
-                self.construct(vt, parts)
+                let es = ts.size_of(elem);
+                (0..len as u64).map(|j| (elem, j * es)).collect()
             }
             TypeData::Matrix { elem, n } => {
-                let k = ts.scalar_kind(elem).expect("matrix of scalars");
-                let (col, _) = vector_layout(k.size(), n);
+                let (col, _) = vector_layout(ts.size_of(elem), n);
                 let ct = ts
                     .find(&TypeData::Vector { elem, len: n })
                     .expect("a matrix's column type exists");
-                let cols = (0..n as u64)
-                    .map(|j| {
-                        let aj = self.addr_plus(a, j * col);
-                        self.word_load(var, ct, aj, volatile)
-                    })
-                    .collect();
-                let mt = self.logical(t);
-                self.construct(mt, cols)
+                (0..n as u64).map(|j| (ct, j * col)).collect()
             }
             TypeData::Array { elem, len } => {
                 let stride = ts.size_of(elem);
-                let parts = (0..len)
-                    .map(|j| {
-                        let aj = self.addr_plus(a, j * stride);
-                        self.word_load(var, elem, aj, volatile)
-                    })
-                    .collect();
-                let at = self.logical(t);
-                self.construct(at, parts)
+                (0..len).map(|j| (elem, j * stride)).collect()
             }
             TypeData::Struct { members, .. } => {
-                let offs = ts.struct_offsets(t);
-                let parts = members
-                    .iter()
-                    .zip(offs)
-                    .map(|(&mt, off)| {
-                        let am = self.addr_plus(a, off);
-                        self.word_load(var, mt, am, volatile)
-                    })
-                    .collect();
-                let st = self.logical(t);
-                self.construct(st, parts)
+                members.iter().copied().zip(ts.struct_offsets(t)).collect()
             }
             other => unreachable!("the dialect check admits no {other:?} buffer element"),
         }
+    }
+
+    /// Loads a value of XIR type `t` at `a` from the word buffer `var`.
+    pub(crate) fn word_load(&mut self, var: Word, t: Type, a: Addr, volatile: bool) -> Word {
+        if let Some(k) = self.m.types.scalar_kind(t) {
+            return self.word_load_scalar(var, k, a, volatile);
+        }
+        let parts = self
+            .layout_parts(t)
+            .into_iter()
+            .map(|(pt, off)| {
+                let ap = self.addr_plus(a, off);
+                self.word_load(var, pt, ap, volatile)
+            })
+            .collect();
+        let lt = self.logical(t);
+        self.construct(lt, parts)
     }
 
     fn construct(&mut self, t: Word, parts: Vec<Word>) -> Word {
@@ -312,25 +272,21 @@ impl Emitter<'_> {
                 let hi = self.read_bits(var, a4, 4, volatile);
                 let u2 = self.vec_ty(ScalarKind::U32, 2);
                 let v = self.construct(u2, vec![lo, hi]);
-                self.op(Op::Bitcast, t, vec![Operand::IdRef(v)])
+                self.op(Op::Bitcast, t, ids(&[v]))
             }
             4 => {
                 let v = self.read_bits(var, a, 4, volatile);
                 if k == ScalarKind::U32 {
                     v
                 } else {
-                    self.op(Op::Bitcast, t, vec![Operand::IdRef(v)])
+                    self.op(Op::Bitcast, t, ids(&[v]))
                 }
             }
             n => {
                 let v = self.read_bits(var, a, n, volatile);
                 if k == ScalarKind::Bool {
                     let zero = self.const_u32(0);
-                    return self.op(
-                        Op::INotEqual,
-                        t,
-                        vec![Operand::IdRef(v), Operand::IdRef(zero)],
-                    );
+                    return self.op(Op::INotEqual, t, ids(&[v, zero]));
                 }
                 let uk = if n == 1 {
                     ScalarKind::U8
@@ -338,11 +294,11 @@ impl Emitter<'_> {
                     ScalarKind::U16
                 };
                 let ut = self.scalar_ty(uk);
-                let narrow = self.op(Op::UConvert, ut, vec![Operand::IdRef(v)]);
+                let narrow = self.op(Op::UConvert, ut, ids(&[v]));
                 if k == uk {
                     narrow
                 } else {
-                    self.op(Op::Bitcast, t, vec![Operand::IdRef(narrow)])
+                    self.op(Op::Bitcast, t, ids(&[narrow]))
                 }
             }
         }
@@ -350,54 +306,18 @@ impl Emitter<'_> {
 
     /// Stores the value `v` of XIR type `t` at `a` into the word buffer `var`.
     pub(crate) fn word_store(&mut self, var: Word, t: Type, a: Addr, v: Word, volatile: bool) {
-        let ts = &self.m.types;
-        let part = |e: &mut Self, pt: Type, j: u32| {
-            let ty = e.logical(pt);
-            e.op(
+        if let Some(k) = self.m.types.scalar_kind(t) {
+            return self.word_store_scalar(var, k, a, v, volatile);
+        }
+        for (j, (pt, off)) in self.layout_parts(t).into_iter().enumerate() {
+            let ty = self.logical(pt);
+            let x = self.op(
                 Op::CompositeExtract,
                 ty,
-                vec![Operand::IdRef(v), Operand::LiteralBit32(j)],
-            )
-        };
-        match ts.get(t).clone() {
-            TypeData::Scalar(k) => self.word_store_scalar(var, k, a, v, volatile),
-            TypeData::Vector { elem, len } => {
-                let k = ts.scalar_kind(elem).expect("vector of scalars");
-                for j in 0..len as u32 {
-                    let x = part(self, elem, j);
-                    let aj = self.addr_plus(a, j as u64 * k.size());
-                    self.word_store_scalar(var, k, aj, x, volatile);
-                }
-            }
-            TypeData::Matrix { elem, n } => {
-                let k = ts.scalar_kind(elem).expect("matrix of scalars");
-                let (col, _) = vector_layout(k.size(), n);
-                let ct = ts
-                    .find(&TypeData::Vector { elem, len: n })
-                    .expect("a matrix's column type exists");
-                for j in 0..n as u32 {
-                    let x = part(self, ct, j);
-                    let aj = self.addr_plus(a, j as u64 * col);
-                    self.word_store(var, ct, aj, x, volatile);
-                }
-            }
-            TypeData::Array { elem, len } => {
-                let stride = ts.size_of(elem);
-                for j in 0..len {
-                    let x = part(self, elem, j as u32);
-                    let aj = self.addr_plus(a, j * stride);
-                    self.word_store(var, elem, aj, x, volatile);
-                }
-            }
-            TypeData::Struct { members, .. } => {
-                let offs = ts.struct_offsets(t);
-                for (j, (&mt, off)) in members.iter().zip(offs).enumerate() {
-                    let x = part(self, mt, j as u32);
-                    let am = self.addr_plus(a, off);
-                    self.word_store(var, mt, am, x, volatile);
-                }
-            }
-            other => unreachable!("the dialect check admits no {other:?} buffer element"),
+                vec![Operand::IdRef(v), Operand::LiteralBit32(j as u32)],
+            );
+            let ap = self.addr_plus(a, off);
+            self.word_store(var, pt, ap, x, volatile);
         }
     }
 
@@ -406,7 +326,7 @@ impl Emitter<'_> {
         match k.size() {
             8 => {
                 let u2 = self.vec_ty(ScalarKind::U32, 2);
-                let w = self.op(Op::Bitcast, u2, vec![Operand::IdRef(v)]);
+                let w = self.op(Op::Bitcast, u2, ids(&[v]));
                 for j in 0..2u32 {
                     let x = self.op(
                         Op::CompositeExtract,
@@ -421,7 +341,7 @@ impl Emitter<'_> {
                 let x = if k == ScalarKind::U32 {
                     v
                 } else {
-                    self.op(Op::Bitcast, u, vec![Operand::IdRef(v)])
+                    self.op(Op::Bitcast, u, ids(&[v]))
                 };
                 self.write_bits(var, a, 4, x, volatile);
             }
@@ -429,11 +349,7 @@ impl Emitter<'_> {
                 let x = if k == ScalarKind::Bool {
                     let one = self.const_u32(1);
                     let zero = self.const_u32(0);
-                    self.op(
-                        Op::Select,
-                        u,
-                        vec![Operand::IdRef(v), Operand::IdRef(one), Operand::IdRef(zero)],
-                    )
+                    self.op(Op::Select, u, ids(&[v, one, zero]))
                 } else {
                     let uk = if n == 1 {
                         ScalarKind::U8
@@ -444,9 +360,9 @@ impl Emitter<'_> {
                         v
                     } else {
                         let ut = self.scalar_ty(uk);
-                        self.op(Op::Bitcast, ut, vec![Operand::IdRef(v)])
+                        self.op(Op::Bitcast, ut, ids(&[v]))
                     };
-                    self.op(Op::UConvert, u, vec![Operand::IdRef(narrow)])
+                    self.op(Op::UConvert, u, ids(&[narrow]))
                 };
                 self.write_bits(var, a, n, x, volatile);
             }
@@ -482,30 +398,19 @@ pub(crate) fn word_atomic(
         if k == ScalarKind::U32 {
             x
         } else {
-            e.op(Op::Bitcast, u, vec![Operand::IdRef(x)])
+            e.op(Op::Bitcast, u, ids(&[x]))
         }
     };
     let value = |e: &mut Emitter, w: Word, id: Option<Word>| {
         let id = id.unwrap_or_else(|| e.b.id());
         if k == ScalarKind::U32 {
-            e.op_to(Op::CopyObject, u, id, vec![Operand::IdRef(w)]);
+            e.op_to(Op::CopyObject, u, id, ids(&[w]));
         } else {
-            e.op_to(Op::Bitcast, t, id, vec![Operand::IdRef(w)]);
+            e.op_to(Op::Bitcast, t, id, ids(&[w]));
         }
         id
     };
-    let rmw = |e: &mut Emitter, op: Op, x: Word| {
-        e.op(
-            op,
-            u,
-            vec![
-                Operand::IdRef(p),
-                Operand::IdRef(scope),
-                Operand::IdRef(relaxed),
-                Operand::IdRef(x),
-            ],
-        )
-    };
+    let rmw = |e: &mut Emitter, op: Op, x: Word| e.op(op, u, ids(&[p, scope, relaxed, x]));
     let float = k.is_float();
     let native = match op {
         AtomicOp::Exchange => Some(Op::AtomicExchange),
@@ -535,58 +440,25 @@ pub(crate) fn word_atomic(
     if op == AtomicOp::CompareExchange {
         let expected = bits(e, vals[0]);
         let desired = bits(e, vals[1]);
-        let w = cas(e, p, desired, expected);
+        let w = cas(e, p, (desired, expected), None);
         value(e, w, Some(id));
         return Ok(());
     }
     // Float add/sub/min/max: a compare-exchange loop on the bit pattern.
-    let init = e.op(
-        Op::AtomicLoad,
-        u,
-        vec![
-            Operand::IdRef(p),
-            Operand::IdRef(scope),
-            Operand::IdRef(relaxed),
-        ],
-    );
+    let init = e.op(Op::AtomicLoad, u, ids(&[p, scope, relaxed]));
     let (header, body, cont, merge) = (e.b.id(), e.b.id(), e.b.id(), e.b.id());
     let pre = st.split_block(e, i, header)?;
     let old = e.b.id();
     let seen = e.b.id();
     st.lowering_phis.insert(old);
-    e.op_to(
-        Op::Phi,
-        u,
-        old,
-        vec![
-            Operand::IdRef(init),
-            Operand::IdRef(pre),
-            Operand::IdRef(seen),
-            Operand::IdRef(cont),
-        ],
-    );
-    e.op_void(
-        Op::LoopMerge,
-        vec![
-            Operand::IdRef(merge),
-            Operand::IdRef(cont),
-            Operand::LoopControl(LoopControl::NONE),
-        ],
-    );
+    e.op_to(Op::Phi, u, old, ids(&[init, pre, seen, cont]));
+    e.loop_merge(merge, cont);
     st.branch_to(e, i, body)?;
     st.begin(e, i, body)?;
     let f = value(e, old, None);
     let nf = match op {
-        AtomicOp::FetchAdd => e.op(
-            Op::FAdd,
-            t,
-            vec![Operand::IdRef(f), Operand::IdRef(vals[0])],
-        ),
-        AtomicOp::FetchSub => e.op(
-            Op::FSub,
-            t,
-            vec![Operand::IdRef(f), Operand::IdRef(vals[0])],
-        ),
+        AtomicOp::FetchAdd => e.op(Op::FAdd, t, ids(&[f, vals[0]])),
+        AtomicOp::FetchSub => e.op(Op::FSub, t, ids(&[f, vals[0]])),
         AtomicOp::FetchMin => e.glsl_op(t, rspirv::spirv::GlslStd450Op::FMin, &[f, vals[0]]),
         AtomicOp::FetchMax => e.glsl_op(t, rspirv::spirv::GlslStd450Op::FMax, &[f, vals[0]]),
         _ => {
@@ -597,25 +469,9 @@ pub(crate) fn word_atomic(
         }
     };
     let nb = bits(e, nf);
-    e.op_to(
-        Op::AtomicCompareExchange,
-        u,
-        seen,
-        vec![
-            Operand::IdRef(p),
-            Operand::IdRef(scope),
-            Operand::IdRef(relaxed),
-            Operand::IdRef(relaxed),
-            Operand::IdRef(nb),
-            Operand::IdRef(old),
-        ],
-    );
+    cas(e, p, (nb, old), Some(seen));
     let bt = e.bool_ty();
-    let done = e.op(
-        Op::IEqual,
-        bt,
-        vec![Operand::IdRef(seen), Operand::IdRef(old)],
-    );
+    let done = e.op(Op::IEqual, bt, ids(&[seen, old]));
     st.cond_branch(e, i, done, merge, cont)?;
     st.begin(e, i, cont)?;
     st.branch_to(e, i, header)?;
@@ -624,20 +480,18 @@ pub(crate) fn word_atomic(
     Ok(())
 }
 
-/// `OpAtomicCompareExchange` (relaxed success and failure) on the word at `p`.
-fn cas(e: &mut Emitter, p: Word, desired: Word, expected: Word) -> Word {
+/// `OpAtomicCompareExchange` (relaxed success and failure) on the word at `p`: stores
+/// `desired` where the word equals `expected`; the result (`id`, or a new id) is the word
+/// seen.
+fn cas(e: &mut Emitter, p: Word, (desired, expected): (Word, Word), id: Option<Word>) -> Word {
     let u = e.u32_ty();
     let (scope, relaxed) = e.device_relaxed();
-    e.op(
+    let id = id.unwrap_or_else(|| e.b.id());
+    e.op_to(
         Op::AtomicCompareExchange,
         u,
-        vec![
-            Operand::IdRef(p),
-            Operand::IdRef(scope),
-            Operand::IdRef(relaxed),
-            Operand::IdRef(relaxed),
-            Operand::IdRef(desired),
-            Operand::IdRef(expected),
-        ],
-    )
+        id,
+        ids(&[p, scope, relaxed, relaxed, desired, expected]),
+    );
+    id
 }
