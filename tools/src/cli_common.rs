@@ -73,6 +73,19 @@ pub struct OptPredicateArgs {
     )]
     pub semantics: Option<u32>,
 
+    /// Bad = the Vulkan engine's results differ from the interpreter's on the output
+    /// module (N generated inputs per kernel; default 4; give --pipeline=spirv-final)
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "4",
+        value_parser = clap::value_parser!(u32).range(1..=4096),
+        help_heading = "Predicate (choose one)"
+    )]
+    pub engines_differ: Option<u32>,
+
     /// Bad = spirv-val rejects the output (give xir-opt its SPIR-V output flags after --)
     #[arg(long, help_heading = "Predicate (choose one)")]
     pub spirv_val: bool,
@@ -125,6 +138,9 @@ impl OptPredicateArgs {
         }
         if let Some(runs) = self.semantics {
             return Some(Predicate::Semantics { runs });
+        }
+        if let Some(runs) = self.engines_differ {
+            return Some(Predicate::EnginesDiffer { runs });
         }
         self.spirv_val.then(|| Predicate::SpirvVal {
             program: self.spirv_val_path.clone(),

@@ -117,6 +117,11 @@ impl<'m> Emitter<'m> {
         }
     }
 
+    /// Whether the module declares scalar type `k`.
+    fn has_scalar(&self, k: ScalarKind) -> bool {
+        self.scalars.contains_key(&k)
+    }
+
     pub(crate) fn cap(&mut self, c: Capability) {
         self.caps.insert(c as u32);
     }
@@ -495,6 +500,19 @@ pub(crate) fn emit_kernel(
     e.b.entry_point(ExecutionModel::GLCompute, kid, "main", interface);
     let bs = e.block_size;
     e.b.execution_mode(kid, ExecutionMode::LocalSize, bs.to_vec());
+    // XIR keeps the sign of zero, infinities and NaNs (docs/semantics.md); without
+    // SignedZeroInfNanPreserve Vulkan lets a driver ignore them (lavapipe folds
+    // fma(0, 0, -0) to -0). One mode per float width the module declares.
+    for (k, bits) in [
+        (ScalarKind::F16, 16u32),
+        (ScalarKind::F32, 32),
+        (ScalarKind::F64, 64),
+    ] {
+        if e.has_scalar(k) {
+            e.cap(Capability::SignedZeroInfNanPreserve);
+            e.b.execution_mode(kid, ExecutionMode::SignedZeroInfNanPreserve, [bits]);
+        }
+    }
     e.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
     let arg_block_size = {
         // The size of the argument block struct: kernel_id member offset + 4, rounded to 16.
