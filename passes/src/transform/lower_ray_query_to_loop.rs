@@ -93,7 +93,7 @@ struct Site {
 }
 
 /// Whether `v` is an lvalue of a ray-query object type.
-fn is_query_object(m: &Module, f: FuncId, v: Value) -> bool {
+pub(crate) fn is_query_object(m: &Module, f: FuncId, v: Value) -> bool {
     let func = m.func(f);
     let lvalue = match v {
         Value::Inst(i) => matches!(func.inst(i).kind, InstKind::Alloca(_) | InstKind::Gep),
