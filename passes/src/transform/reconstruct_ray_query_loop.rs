@@ -268,7 +268,7 @@ impl Ctx<'_> {
                 .cfg
                 .preds(b)
                 .iter()
-                .any(|p| !seen[*p] && !(b == entry && *p == body))
+                .any(|p| !(seen[*p] || b == entry && *p == body))
             {
                 return Err("candidate handler has an external predecessor");
             }
