@@ -368,7 +368,8 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
     func.remove_block(site.dispatch);
 }
 
-fn label(m: &Module, f: FuncId, b: BlockId) -> String {
+/// The printed label of block `b` of function `f`, for messages.
+pub(crate) fn label(m: &Module, f: FuncId, b: BlockId) -> String {
     printed_block_labels(m, f, &[b])
         .pop()
         .flatten()

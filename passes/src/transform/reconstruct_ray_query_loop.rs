@@ -66,12 +66,11 @@
 use crate::declare::Counters;
 use crate::form::describe_function;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
-use crate::transform::lower_ray_query_to_loop::is_query_object;
+use crate::transform::lower_ray_query_to_loop::{is_query_object, label};
 use xir_ir::analysis::Cfg;
 use xir_ir::inst::{InstData, InstKind};
 use xir_ir::metadata::MetadataList;
 use xir_ir::op::{ArithmeticOp, RayQueryObjectReadOp, RayQueryObjectWriteOp};
-use xir_ir::text::print::printed_block_labels;
 use xir_ir::{
     BlockId, FuncId, Function, InstId, Module, ScalarKind, SecondaryMap, TypeData, Value,
 };
@@ -211,6 +210,21 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn preds_within(&self, b: BlockId, allowed: &[BlockId]) -> bool {
         self.cfg.preds(b).iter().all(|p| allowed.contains(p))
+    }
+
+    /// Every predecessor of `latch` is `dispatch_block` or a block of a handler exit.
+    fn latch_preds_within(
+        &self,
+        latch: BlockId,
+        dispatch_block: BlockId,
+        surface: &Handler,
+        procedural: &Handler,
+    ) -> bool {
+        let mut allowed = vec![dispatch_block];
+        for h in [surface, procedural] {
+            allowed.extend(h.exits.iter().filter_map(|i| self.func.inst(*i).block));
+        }
+        self.preds_within(latch, &allowed)
     }
 
     /// The handler entered at `entry` of a loop whose candidate dispatch sits in `body`
@@ -384,11 +398,7 @@ impl Ctx<'_> {
         {
             return Err("canonical ray-query shell has an external predecessor");
         }
-        let mut update_preds = vec![body];
-        for h in [&surface, &procedural] {
-            update_preds.extend(h.exits.iter().filter_map(|i| func.inst(*i).block));
-        }
-        if !self.preds_within(update, &update_preds) {
+        if !self.latch_preds_within(update, body, &surface, &procedural) {
             return Err("canonical ray-query update has an external predecessor");
         }
         if !self.preds_within(merge, &[parent, prepare]) {
@@ -557,11 +567,7 @@ impl Ctx<'_> {
         {
             return Err("frontend ray-query shell has an external predecessor");
         }
-        let mut latch_preds = vec![cand];
-        for h in [&surface, &procedural] {
-            latch_preds.extend(h.exits.iter().filter_map(|i| func.inst(*i).block));
-        }
-        if !self.preds_within(latch, &latch_preds) {
+        if !self.latch_preds_within(latch, cand, &surface, &procedural) {
             return Err("frontend ray-query latch has an external predecessor");
         }
         if !self.preds_within(merge, &[brk]) {
@@ -644,12 +650,6 @@ fn rewrite(m: &mut Module, f: FuncId, c: Candidate) {
     }
 }
 
-fn label(m: &Module, f: FuncId, b: BlockId) -> String {
-    printed_block_labels(m, f, &[b])
-        .pop()
-        .flatten()
-        .unwrap_or_else(|| "an unlisted block".into())
-}
 
 impl Pass for ReconstructRayQueryLoop {
     fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {
