@@ -107,7 +107,9 @@ enum Outcome {
     SpillMarkers,
 }
 
-fn classify(pipeline: &str, input: &[u8]) -> Result<Outcome, String> {
+/// The outcome of one run, and for a dialect diagnostic the reason of the first one (the
+/// message after the construct, without the location).
+fn classify(pipeline: &str, input: &[u8]) -> Result<(Outcome, String), String> {
     let (code, out, err) = opt(
         &[
             "-",
@@ -121,9 +123,11 @@ fn classify(pipeline: &str, input: &[u8]) -> Result<Outcome, String> {
     if code == 0 {
         let (c, _, e) = opt(&["-", "--passes=check spirv-dialect"], &out);
         return match c {
-            0 => Ok(Outcome::InDialect),
+            0 => Ok((Outcome::InDialect, String::new())),
             1 if e.starts_with("<stdin>:") && e.contains(": error: ") => {
-                Ok(Outcome::DialectDiagnostic)
+                let first = e.lines().next().unwrap_or_default();
+                let why = first.rsplit(": ").next().unwrap_or(first);
+                Ok((Outcome::DialectDiagnostic, why.to_string()))
             }
             _ => Err(format!("the dialect check ended with status {c}: {e}")),
         };
@@ -133,13 +137,13 @@ fn classify(pipeline: &str, input: &[u8]) -> Result<Outcome, String> {
     }
     let first = err.lines().next().unwrap_or_default();
     if first.contains("' (invocation ") && first.contains("audit-reg2mem-spills") {
-        return Ok(Outcome::SpillMarkers);
+        return Ok((Outcome::SpillMarkers, String::new()));
     }
     let by_design = first.contains(") refused: ")
         || first.contains("failed after mutating")
         || first.contains("autodiff is not implemented yet");
     if by_design && let Some(k) = REFUSALS.iter().position(|(s, _)| first.contains(s)) {
-        return Ok(Outcome::Refused(k));
+        return Ok((Outcome::Refused(k), String::new()));
     }
     Err(format!("status 1: {err}"))
 }
@@ -191,6 +195,7 @@ fn every_corpus_kernel_ends_in_dialect_or_fails_cleanly() {
     }
 
     let counts: Mutex<BTreeMap<(String, Outcome), usize>> = Mutex::default();
+    let reasons: Mutex<BTreeMap<String, usize>> = Mutex::default();
     let failures: Mutex<Vec<String>> = Mutex::default();
     let kernels = Mutex::new(0usize);
     let next = Mutex::new(0usize);
@@ -214,9 +219,12 @@ fn every_corpus_kernel_ends_in_dialect_or_fails_cleanly() {
                     let mut final_in_dialect = false;
                     for (label, arg) in &pipelines {
                         match classify(arg, src.as_bytes()) {
-                            Ok(o) => {
+                            Ok((o, why)) => {
                                 if label == "spirv-final" {
                                     final_in_dialect = o == Outcome::InDialect;
+                                    if o == Outcome::DialectDiagnostic {
+                                        *reasons.lock().unwrap().entry(why).or_default() += 1;
+                                    }
                                 } else if final_in_dialect
                                     && !matches!(o, Outcome::InDialect | Outcome::DialectDiagnostic)
                                 {
@@ -255,6 +263,12 @@ fn every_corpus_kernel_ends_in_dialect_or_fails_cleanly() {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+    }
+    // Which dialect rows stop the kernels outside the dialect after spirv-final: rows the
+    // input uses, and backend limits that the pipeline's output meets.
+    println!("spirv-final dialect diagnostics by reason (first diagnostic of each kernel):");
+    for (why, n) in reasons.into_inner().unwrap() {
+        println!("  {n:4}  {why}");
     }
     let failures = failures.into_inner().unwrap();
     assert!(
