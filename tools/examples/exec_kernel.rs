@@ -10,7 +10,7 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .expect("usage: exec_kernel SEED");
-    let k = xir_ir::testgen::generate_exec_kernel(seed, &xir_ir::testgen::ExecConfig::default());
+    let k = xir_testgen::generate_exec_kernel(seed, &xir_testgen::ExecConfig::default());
     print!(
         "{}",
         xir_ir::text::print_module(&k.module, &Default::default())
