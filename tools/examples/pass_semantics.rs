@@ -7,8 +7,9 @@
 //! generates COUNT kernels (seeds START..START+COUNT, default 20,000 from 0), runs every
 //! implemented pass in its pipeline context and every runnable shipped pipeline on each,
 //! interprets the results on INPUTS generated inputs (default 2), and prints the
-//! per-subject table and every mismatch. Exit status 1 when a result changed or a
-//! subject changed no kernel.
+//! per-subject table and every mismatch. Exit status 1 when a result changed, a pipeline
+//! failed in a way not in `KNOWN_LIMITS`, or a subject outside `NOT_YET_GENERATED`
+//! changed no kernel.
 
 fn main() {
     let args: Vec<u64> = std::env::args()
@@ -26,7 +27,15 @@ fn main() {
     for p in &problems {
         println!("PROBLEM {p}");
     }
-    let untested = report.untested();
+    let waived: Vec<&str> = xir_tools::pass_semantics::NOT_YET_GENERATED
+        .iter()
+        .map(|(name, _)| *name)
+        .collect();
+    let untested: Vec<String> = report
+        .untested()
+        .into_iter()
+        .filter(|n| !waived.contains(&n.as_str()))
+        .collect();
     if !untested.is_empty() {
         println!("UNTESTED (changed no kernel): {}", untested.join(", "));
     }

@@ -219,7 +219,7 @@ impl Tally {
 }
 
 /// Pipeline failures (not changed results) that the round-trip subjects meet on valid
-/// generated kernels, owned by the passes and the backend named, each with a reduced
+/// generated kernels, owned by the pass named, each with a reduced
 /// reproducer in `docs/semantic-checking.md`. A failure of another kind is a problem.
 pub const KNOWN_LIMITS: &[(&str, &str)] = &[
     (
@@ -233,10 +233,6 @@ pub const KNOWN_LIMITS: &[(&str, &str)] = &[
     (
         "the target is neither in the region nor an exit the structured form allows",
         "restructure-cfg fails on breaks and returns leaving nested constructs",
-    ),
-    (
-        "simple_loop whose body block starts with a phi needs a forwarding continue block",
-        "the backend dialect check: spirv-final's mem2reg leaves a phi at a simple_loop body's head, which the SPIR-V emitter does not lower yet",
     ),
     (
         "in a block unreachable from the body",
