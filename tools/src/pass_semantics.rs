@@ -238,6 +238,10 @@ pub const KNOWN_LIMITS: &[(&str, &str)] = &[
         "in a block unreachable from the body",
         "restructure-cfg leaves the plain branches of blocks unreachable from the body (an orphan block that held an `if` before destructure-cfg) in place",
     ),
+    (
+        "the branch leaves several loops at once",
+        "restructure-cfg refuses (transactional) or fails (in place) on an exit of several loops at once that destructure-cfg made of a structured `return`/`break` (seeds 10889, 11605 of the long run)",
+    ),
 ];
 
 /// The whole run.
