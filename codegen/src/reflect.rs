@@ -27,8 +27,11 @@ pub struct ArgReflection {
     pub usage: &'static str,
     /// `argument_block` or `storage_buffer`.
     pub role: &'static str,
-    /// Element stride in bytes (buffers).
+    /// Element stride in bytes (buffers; 1 for a byte buffer).
     pub element_stride: Option<u64>,
+    /// How a buffer is stored: `typed` (a runtime array of the element type) or `words`
+    /// (the byte-exact uint32 word ABI: the runtime binds a whole number of words).
+    pub storage: Option<&'static str>,
 }
 
 /// The reflection of one compiled kernel.
@@ -80,6 +83,9 @@ impl Reflection {
                 }
                 if let Some(x) = a.element_stride {
                     map.insert("element_stride".into(), json!(x));
+                }
+                if let Some(x) = a.storage {
+                    map.insert("storage".into(), json!(x));
                 }
                 o
             })
