@@ -10,10 +10,16 @@
 
 /// Seeds whose disagreement is allowed by Vulkan's precision rules (each reduced with
 /// `xir-reduce --engines-differ` and committed; docs/codegen.md): the seed and why.
-const VULKAN_UNDEFINED: &[(u64, &str)] = &[(
-    3,
-    "0.0 / 0.0: OpFDiv is undefined for a divisor outside ±[2^-126, 2^126] (corpus/bisect/engines-differ-fdiv-zero.xir)",
-)];
+const VULKAN_UNDEFINED: &[(u64, &str)] = &[
+    (
+        3,
+        "0.0 / 0.0: OpFDiv is undefined for a divisor outside ±[2^-126, 2^126] (corpus/bisect/engines-differ-fdiv-zero.xir)",
+    ),
+    (
+        70,
+        "0.0 + -0.0: lavapipe folds 0.0 + x to x despite SignedZeroInfNanPreserve (corpus/bisect/engines-differ-fadd-zero.xir)",
+    ),
+];
 
 #[test]
 fn interpreter_and_vulkan_agree_on_generated_kernels() {
