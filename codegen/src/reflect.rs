@@ -148,6 +148,18 @@ pub fn type_name(m: &Module, t: Type) -> String {
         TypeData::BindlessArray => "bindless_array".into(),
         TypeData::Accel => "accel".into(),
         TypeData::Custom { name } => name.clone(),
-        other => format!("{other:?}"),
+        // Spelled as the xir2text printer spells them.
+        TypeData::CoopVector { elem, len } => match ts.get(*elem) {
+            TypeData::Scalar(k) => {
+                format!("coopvec<{},{len}>", k.ast_name().unwrap_or(k.text_name()))
+            }
+            _ => format!("coopvec<{},{len}>", type_name(m, *elem)),
+        },
+        TypeData::CoopVectorRef { len, elem } => {
+            format!("coopvec_ref<{len}, {}>", type_name(m, *elem))
+        }
+        TypeData::CoopMatrixRef { rows, cols, elem } => {
+            format!("coopmat_ref<{rows}, {cols}, {}>", type_name(m, *elem))
+        }
     }
 }

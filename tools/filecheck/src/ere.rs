@@ -414,12 +414,15 @@ impl<'a> P<'a> {
                 } else {
                     start
                 };
-                // Spencer compares plain (signed) chars.
-                if (start as i8) > (finish as i8) {
+                // Spencer compares and iterates plain (signed) chars, and `CHadd` indexes
+                // the set with the char cast to unsigned: `[\x80-9]` is -128..=57, so it
+                // holds the bytes 0x80..=0xFF and 0x00..=0x39.
+                let (start, finish) = (start as i8, finish as i8);
+                if start > finish {
                     return Err(ERANGE);
                 }
                 for b in start..=finish {
-                    set[b as usize] = true;
+                    set[b as u8 as usize] = true;
                 }
             }
         }
@@ -503,5 +506,14 @@ mod tests {
         assert_eq!(translate(b"[a").unwrap_err(), EBRACK);
         assert_eq!(translate(b"*a").unwrap_err(), BADRPT);
         assert_eq!(translate(b"()").unwrap().groups, 1);
+    }
+
+    #[test]
+    fn ranges_compare_and_iterate_signed_chars() {
+        // -128..=57 wraps: 0x00-0x39 and 0x80-0xFF.
+        assert_eq!(translate(b"[\x80-9]").unwrap().rust, "[\\x00-9\\x80-\\xFF]");
+        assert_eq!(translate(b"[\x80-\xff]").unwrap().rust, "[\\x80-\\xFF]");
+        assert_eq!(translate(b"[9-\x80]").unwrap_err(), ERANGE);
+        assert_eq!(translate(b"[\xff-\x80]").unwrap_err(), ERANGE);
     }
 }

@@ -134,6 +134,14 @@ case("re-star-first", "CHECK: {{*a}}\n", "a\n")
 case("re-empty", "CHECK: x{{}}\n", "x\n")
 case("re-longest-opt", "CHECK: [[X:(ab)?(abcd)?]]\nCHECK: -[[X]]-\n", "abcd\n-abcd-\n")
 case("re-word-boundary", "CHECK: {{[[:<:]]foo[[:>:]]}}\n", "xfoo foo\n")
+# Raw non-UTF-8 bytes (written as "\udcXX", i.e. byte 0xXX, through surrogateescape).
+# LLVM's regcomp compares and iterates range ends as signed chars, so [\x80-9] is
+# -128..=57: bytes 0x80-0xFF and 0x00-0x39 (found by the filecheck_differential fuzzer).
+case("re-range-high-to-digit", "CHECK-LABEL: f\nCHECK: [[$X:[0\udc80-9]]]\nCHECK-LABEL: g\nCHECK: [[$X]]\n", "f 1\ng 1*\n", "--enable-var-scope")
+case("re-range-high-to-digit-byte", "CHECK: a{{[\udc80-9]+}}b\n", "a\udcff\udc9012b\n")
+case("re-range-high-bytes", "CHECK: a{{[\udc80-\udcff]+}}b\n", "a\udcc3\udca9b\n")
+case("re-range-digit-to-high", "CHECK: {{[9-\udc80]}}\n", "9\n")
+case("re-range-high-reversed", "CHECK: {{[\udcff-\udc80]}}\n", "\udc80\n")
 # ---- variables
 case("var-def-use", "CHECK: x=[[X:[0-9]+]]\nCHECK: y=[[X]]\n", "x=5\ny=5\n")
 case("var-mismatch", "CHECK: x=[[X:[0-9]+]]\nCHECK: y=[[X]]\n", "x=5\ny=6\n")
@@ -245,13 +253,13 @@ def main():
             path = os.path.join(d, "check.txt")
             argv = [FC]
             if check is not None:
-                with open(path, "w", newline="") as f:
+                with open(path, "w", newline="", encoding="utf-8", errors="surrogateescape") as f:
                     f.write(check)
                 argv.append(path)
             argv += args.split()
-            r = subprocess.run(argv, input=inp.encode(), capture_output=True)
+            r = subprocess.run(argv, input=inp.encode("utf-8", "surrogateescape"), capture_output=True)
             line = first_error_line(r.stderr.decode(errors="replace"), path) if r.returncode else "-"
-            with open(os.path.join(OUT, name + ".case"), "w", newline="") as f:
+            with open(os.path.join(OUT, name + ".case"), "w", newline="", encoding="utf-8", errors="surrogateescape") as f:
                 f.write("# xir-filecheck differential case; expect = exit status and check-file line of\n")
                 f.write("# the first error, recorded from LLVM FileCheck 19 by tests/make_cases.py\n")
                 f.write("args: %s\n" % args)
