@@ -152,11 +152,11 @@ pub fn differential(
     runs: u32,
     options: &xir_vulkan::Options,
 ) -> DiffReport {
-    let cfg = xir_ir::testgen::ExecConfig::default();
+    let cfg = xir_testgen::ExecConfig::default();
     let mut r = DiffReport::default();
     for seed in seeds {
         r.kernels += 1;
-        let mut m = xir_ir::testgen::generate_exec_kernel(seed, &cfg).module;
+        let mut m = xir_testgen::generate_exec_kernel(seed, &cfg).module;
         if let Err(e) = spirv_final(&mut m) {
             r.undecided.push(format!("{seed}: spirv-final: {e}"));
             continue;

@@ -1,5 +1,5 @@
 //! Interpreter vs Vulkan (lavapipe in CI) on generated kernels: each generated UB-free
-//! exec kernel (`xir_ir::testgen::generate_exec_kernel`) goes through `spirv-final`
+//! exec kernel (`xir_testgen::generate_exec_kernel`) goes through `spirv-final`
 //! with `optimize=false`, is compiled by the SPIR-V backend and run on the device with
 //! the validation layer, and its buffers must equal the interpreter's bit for bit on
 //! every generated input the interpreter defines (`xir_tools::engines`).
