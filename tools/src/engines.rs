@@ -107,27 +107,7 @@ fn failure_text(kernel: &str, e: VulkanFailure) -> String {
 /// Brings a generated module into the backend's dialect: `spirv-final` with
 /// `optimize=false`, the verifier after every pass.
 pub fn spirv_final(m: &mut Module) -> Result<(), String> {
-    use xir_passes::pipeline::{Loader, RunOptions, Runner};
-    let registry = xir_passes::registry::Registry::new(false);
-    let mut loader = Loader::new(&registry);
-    loader.params.overrides.push(("optimize".into(), false));
-    let p = loader
-        .load("spirv-final")
-        .map_err(|e| format!("spirv-final: {e:?}"))?;
-    let mut sink = Vec::new();
-    let verifier = xir_driver::pipeline::ModuleVerifier::default();
-    let checks = xir_driver::pipeline::DriverChecks {
-        source_map: None,
-        diagnostics: Default::default(),
-    };
-    let r = Runner::new(RunOptions::default(), &mut sink)
-        .with_verifier(&verifier)
-        .with_checks(&checks)
-        .run(&p, m);
-    match r.failure {
-        None => Ok(()),
-        Some(f) => Err(f.message),
-    }
+    xir_driver::pipeline::run_spirv_final(m, false)
 }
 
 /// Totals of [`differential`].
