@@ -57,16 +57,6 @@ kernel %1 (
 };
 """, "Vulkan but 16-byte aligned on the host")
 
-for t, why in [("bool", "word-storage"), ("vector<f64, 3>", "word-storage"), ("vector<i64, 4>", "word-storage"), ("void", "byte buffers")]:
-    tag = t.replace("vector<", "").replace(">", "").replace(", ", "x")
-    add(f"buffer-{tag}", f"buffer<{t}> needs the uint32 word-storage ABI, which is not emitted yet.", K + f"""
-kernel %1 (
-    %2: buffer<{t}>; <<<
-) = define %3: {{
-    %4: void = return;
-}};
-""", f"the argument has type buffer<{t}> that the SPIR-V backend cannot represent")
-
 for t, what in [("texture2d<f32>", "textures"), ("bindless_array", "bindless arrays"), ("accel", "acceleration structures")]:
     tag = t.replace("<f32>", "")
     add(f"resource-{tag}", f"{what} are not emitted by this backend yet.", K + f"""
@@ -235,30 +225,6 @@ kernel %1 (
 };
 """, "FP8 needs SPV_EXT_float8")
 
-add("float-compare-exchange", "Float compare-exchange needs the word-storage CAS loop.", K + """
-kernel %1 (
-    %2: buffer<f32>;
-    %3: f32;
-) = define %4: {
-    %5: f32 = atomic compare_exchange %2, %0, %3, %3; <<<
-    %6: void = return;
-};
-""", "float atomic compare_exchange needs the word-storage CAS loop")
-
-add("simple-loop-body-phi", "A simple_loop body that starts with a phi needs a forwarding continue block.", K + """
-const %1: u32 = 01000000;
-
-kernel %2 () = define %3: {
-    %4: void = simple_loop body %5: { <<<
-        %6: u32 = phi (%0, %3), (%7, %5);
-        %7: u32 = arithmetic binary_add %6, %1;
-        %8: void = continue %5;
-    }, merge %9: {
-        %10: void = return;
-    };
-};
-""", "simple_loop whose body block starts with a phi")
-
 add("loop-prepare-shape", "A loop's prepare block must end with br body or cond_br %c, body, merge.", K + """
 kernel %1 (
     %2: bool;
@@ -290,15 +256,6 @@ kernel %1 () = define %2: {
     %4: void = return;
 };
 """, "opaque custom types have no SPIR-V representation")
-
-add("byte-buffer-read", "Byte-buffer reads need the word-storage ABI.", K + """
-kernel %1 (
-    %2: buffer<void>; <<<
-) = define %3: {
-    %4: u32 = resource_read byte_buffer_read %2, %0;
-    %5: void = return;
-};
-""", "byte buffers need the uint32 word-storage ABI")
 
 add("texture-size-query", "Texture queries are not emitted yet.", K + """
 kernel %1 (
@@ -366,6 +323,107 @@ kernel %1 (
     %5: void = return;
 };
 """, "autodiff must be lowered before code generation")
+
+
+# Planner rejections of the uint32 word-storage ABI (codegen/src/plan.rs buffer_reprs,
+# emit/mem.rs, emit/cfg.rs).
+add("word-storage-u64-atomic", "A 64-bit integer atomic needs typed storage; a structure with a bool member uses 32-bit words.", K + """
+const %1: u32 = 02000000;
+const %2: u64 = 0100000000000000;
+type T0 = struct { bool, u32, u64 };
+
+kernel %3 (
+    %4: buffer<T0>;
+) = define %5: {
+    %6: u64 = atomic fetch_add %4, %0, %1, %2; <<<
+    %7: void = return;
+};
+""", "64-bit integer atomic fetch_add needs typed storage, but this buffer uses the uint32 word-storage ABI")
+
+add("word-storage-i64-vector-atomic", "A 64-bit 4-vector buffer uses word storage: an i64 atomic on a lane has no 64-bit word.", K + """
+const %1: i64 = 0100000000000000;
+
+kernel %2 (
+    %3: buffer<vector<i64, 4>>;
+) = define %4: {
+    %5: i64 = atomic fetch_max %3, %0, %0, %1; <<<
+    %6: void = return;
+};
+""", "64-bit integer atomic fetch_max needs typed storage")
+
+add("word-storage-buffer-size-bool", "buffer_size of a buffer<bool>: 1-byte elements in 4-byte words, the count is not recoverable.", K + """
+kernel %1 (
+    %2: buffer<bool>;
+    %3: buffer<u32>;
+) = define %4: {
+    %5: u32 = resource_query buffer_size %2; <<<
+    %6: void = resource_write buffer_write %3, %0, %5;
+    %7: void = return;
+};
+""", "buffer_size of a word-storage buffer with a 1-byte stride: the element count is not recoverable from the bound word count")
+
+add("word-storage-buffer-size-struct", "buffer_size of a word-storage buffer whose 3-byte stride is not a whole number of words.", K + """
+type T0 = struct { bool, bool, bool };
+
+kernel %1 (
+    %2: buffer<T0>;
+    %3: buffer<u64>;
+) = define %4: {
+    %5: u64 = resource_query buffer_size %2; <<<
+    %6: void = resource_write buffer_write %3, %0, %5;
+    %7: void = return;
+};
+""", "buffer_size of a word-storage buffer with a 3-byte stride")
+
+add("word-storage-element-too-large", "A word-storage element that would expand to more scalars per access than the planner allows.", K + """
+kernel %1 (
+    %2: buffer<array<bool, 5000>>; <<<
+) = define %3: {
+    %4: void = return;
+};
+""", "a word-storage buffer element of 5000 scalars exceeds the backend's limit of 4096 per access")
+
+add("cas-loop-in-loop-prepare", "A float fetch_add on a word-storage buffer is a compare-exchange loop, which a loop's prepare block cannot hold.", K + """
+const %1: f32 = 0000803f;
+
+kernel %2 (
+    %3: buffer<f32>;
+) = define %4: {
+    %5: f32 = atomic compare_exchange %3, %0, %1, %1;
+    %6: void = loop prepare %7: {
+        %8: f32 = atomic fetch_add %3, %0, %1; <<<
+        %9: void = br %10;
+    }, body %10: {
+        %11: void = br %12;
+    }, update %12: {
+        %13: void = br %7;
+    }, merge %14: {
+        %15: void = return;
+    };
+};
+""", "this atomic needs a compare-exchange loop, which cannot be placed in a loop's prepare block")
+add("word-storage-u64x3-atomic", "A 64-bit 3-vector buffer uses word storage: a u64 exchange on a lane has no 64-bit word.", K + """
+const %1: u32 = 02000000;
+const %2: u64 = 0100000000000000;
+
+kernel %3 (
+    %4: buffer<vector<u64, 3>>;
+) = define %5: {
+    %6: u64 = atomic exchange %4, %0, %1, %2; <<<
+    %7: void = return;
+};
+""", "64-bit integer atomic exchange needs typed storage")
+
+add("word-storage-buffer-size-bool2", "buffer_size of a buffer<vector<bool, 2>>: 2-byte elements in 4-byte words.", K + """
+kernel %1 (
+    %2: buffer<vector<bool, 2>>;
+    %3: buffer<u64>;
+) = define %4: {
+    %5: u64 = resource_query buffer_size %2; <<<
+    %6: void = resource_write buffer_write %3, %0, %5;
+    %7: void = return;
+};
+""", "buffer_size of a word-storage buffer with a 2-byte stride")
 
 
 def main():

@@ -28,8 +28,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 EXEC = os.path.join(HERE, "corpus", "exec")
 OUT = os.path.join(HERE, "corpus", "exec-vulkan")
 
-PHI_BODY = "simple_loop whose body block starts with a phi needs a forwarding continue block, not emitted yet"
-
 # Kernels that are not in the backend's dialect as written (plain CFG, callables with
 # buffer parameters) run through upstream's Vulkan pipeline first; the others are compiled
 # as written (`--pipeline=none`), so the backend alone is tested on them.
@@ -44,19 +42,7 @@ SPIRV_FINAL = {
 
 # name -> (why the backend refuses it, a line of its diagnostic)
 REFUSED = {
-    "atomics-counter-cas": ("f32 compare_exchange needs the word-storage CAS loop", "float atomic compare_exchange needs the word-storage CAS loop"),
-    "atomics-per-slot": ("f32 compare_exchange needs the word-storage CAS loop", "float atomic compare_exchange needs the word-storage CAS loop"),
-    "byte-buffer-rw": ("byte buffers need word storage", "byte buffers need the uint32 word-storage ABI"),
     "callable-reference-arg": ("`print` has no Vulkan channel", "`print` is not in the SPIR-V backend's dialect"),
-    "cast-bool": ("buffer<bool> needs word storage", "buffer<bool> that the SPIR-V backend cannot represent"),
-    "compare-select-minmax": ("buffer<bool> needs word storage", "buffer<bool> that the SPIR-V backend cannot represent"),
-    "float-compare-classify": ("buffer<bool> needs word storage", "buffer<bool> that the SPIR-V backend cannot represent"),
-    "int16-arith": ("buffer<bool> needs word storage", "buffer<bool> that the SPIR-V backend cannot represent"),
-    "warp-reductions": ("buffer<bool> needs word storage", "buffer<bool> that the SPIR-V backend cannot represent"),
-    "vector-int-compare-select": ("buffer<vector<bool, 3>> needs word storage", "buffer<vector<bool, 3>> that the SPIR-V backend cannot represent"),
-    "cfg-loop-phi-fib64": ("after spirv-final, a simple_loop body starting with a phi needs a forwarding continue block", PHI_BODY),
-    "cfg-nested-loops": ("after spirv-final, a simple_loop body starting with a phi needs a forwarding continue block", PHI_BODY),
-    "local-array-gep": ("after spirv-final, a simple_loop body starting with a phi needs a forwarding continue block", PHI_BODY),
 }
 
 # name -> (ULPs allowed on floats, why)

@@ -78,9 +78,9 @@ pub fn thread_group_support(op: ThreadGroupOp) -> Support {
 /// Resource queries.
 pub fn resource_query_support(op: ResourceQueryOp) -> Support {
     match op {
-        ResourceQueryOp::BufferSize => Support::Supported,
+        ResourceQueryOp::BufferSize | ResourceQueryOp::ByteBufferSize => Support::Supported,
         _ => Support::Unsupported(
-            "textures, bindless arrays, byte buffers, device addresses and ray tracing are not emitted by this backend yet",
+            "textures, bindless arrays, device addresses and ray tracing are not emitted by this backend yet",
         ),
     }
 }
@@ -88,9 +88,12 @@ pub fn resource_query_support(op: ResourceQueryOp) -> Support {
 /// Resource reads.
 pub fn resource_read_support(op: ResourceReadOp) -> Support {
     match op {
-        ResourceReadOp::BufferRead | ResourceReadOp::BufferVolatileRead => Support::Supported,
+        ResourceReadOp::BufferRead
+        | ResourceReadOp::BufferVolatileRead
+        | ResourceReadOp::ByteBufferRead
+        | ResourceReadOp::ByteBufferVolatileRead => Support::Supported,
         _ => Support::Unsupported(
-            "textures, bindless arrays, byte buffers, device addresses and cooperative ops are not emitted by this backend yet",
+            "textures, bindless arrays, device addresses and cooperative ops are not emitted by this backend yet",
         ),
     }
 }
@@ -98,9 +101,12 @@ pub fn resource_read_support(op: ResourceReadOp) -> Support {
 /// Resource writes.
 pub fn resource_write_support(op: ResourceWriteOp) -> Support {
     match op {
-        ResourceWriteOp::BufferWrite | ResourceWriteOp::BufferVolatileWrite => Support::Supported,
+        ResourceWriteOp::BufferWrite
+        | ResourceWriteOp::BufferVolatileWrite
+        | ResourceWriteOp::ByteBufferWrite
+        | ResourceWriteOp::ByteBufferVolatileWrite => Support::Supported,
         _ => Support::Unsupported(
-            "textures, bindless arrays, byte buffers, device addresses, ray tracing and cooperative ops are not emitted by this backend yet",
+            "textures, bindless arrays, device addresses, ray tracing and cooperative ops are not emitted by this backend yet",
         ),
     }
 }
@@ -222,17 +228,12 @@ fn type_support_depth(module: &Module, t: Type, depth: usize) -> Support {
             let elem = type_support_depth(module, *e, depth + 1);
             if elem != Support::Supported {
                 elem
-            } else if plan::typed_layout_problem(module, *e).is_some() {
-                Support::Unsupported(
-                    "buffer element layout needs the uint32 word-storage ABI, not emitted yet",
-                )
             } else {
+                // Elements without a byte-exact typed layout use the word-storage ABI.
                 Support::Supported
             }
         }
-        TypeData::Buffer { elem: None } => {
-            Support::Unsupported("byte buffers need the uint32 word-storage ABI, not emitted yet")
-        }
+        TypeData::Buffer { elem: None } => Support::Supported,
         TypeData::Texture { .. } => {
             Support::Unsupported("textures are not emitted by this backend yet")
         }
@@ -307,10 +308,9 @@ pub fn table() -> Vec<Row> {
             AtomicOp::FetchAnd | AtomicOp::FetchOr | AtomicOp::FetchXor
         ) {
             Support::Unsupported("bitwise atomics are integer-only")
-        } else if plan::float_atomic_native(*op) {
-            Support::Supported
         } else {
-            Support::Unsupported("float compare-exchange needs word storage")
+            // Without a native op: compare-exchange on the bit pattern in word storage.
+            Support::Supported
         };
         push(format!("atomic {} (f32)", op.name()), f);
     }
@@ -640,14 +640,6 @@ fn check_inst(
             if merge.is_none() {
                 errors.push(Located::new(loc, "simple_loop without a merge block").help(RUN_FINAL));
             }
-            if let Some(x) = inst.operands.first().and_then(|v| v.as_block())
-                && func.blocks[x]
-                    .insts
-                    .iter()
-                    .any(|&j| matches!(func.inst(j).kind, InstKind::Phi { .. }))
-            {
-                errors.push(Located::new(loc, "simple_loop whose body block starts with a phi needs a forwarding continue block, not emitted yet"));
-            }
         }
         InstKind::ConditionalBranch => {
             if !prepares.contains_key(&b) {
@@ -680,20 +672,7 @@ fn check_inst(
                 );
             }
         }
-        InstKind::Atomic(op) => {
-            let t = inst.ty;
-            if let Some(k) = t.and_then(|t| ts.scalar_kind(t))
-                && k.is_float()
-                && !plan::float_atomic_native(*op)
-            {
-                errors.push(Located::new(
-                    loc,
-                    format!(
-                        "float atomic {} needs the word-storage CAS loop, not emitted yet",
-                        op.name()
-                    ),
-                ));
-            }
+        InstKind::Atomic(_) => {
             let base = inst.operands.first().copied();
             let ok_base = match base {
                 Some(Value::Arg(a)) => func.args[a].kind == xir_ir::ArgKind::Resource,

@@ -63,6 +63,13 @@ pub const FEATURES: &[(u64, &str, &[Capability])] = &[
         "shader_float64_atomic_min_max",
         &[Capability::AtomicFloat64MinMaxEXT],
     ),
+    // A property, not a feature: shaderSignedZeroInfNanPreserveFloat{16,32,64} for the
+    // float widths the kernel uses (shader_float16 / shader_float64 in the same mask).
+    (
+        1 << 17,
+        "signed_zero_inf_nan_preserve",
+        &[Capability::SignedZeroInfNanPreserve],
+    ),
 ];
 
 /// The mask needed by a capability list.

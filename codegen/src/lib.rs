@@ -84,7 +84,8 @@ pub fn compile_kernel(
     dialect::check_graph(module, &graph).map_err(CodegenError::user)?;
     abi_check(module, kernel)?;
     let usage = plan::argument_usage(module, &graph);
-    let (words, mut reflection) = emit::emit_kernel(module, kernel, &graph, &usage)?;
+    let reprs = plan::buffer_reprs(module, kernel, &graph).map_err(CodegenError::user)?;
+    let (words, mut reflection) = emit::emit_kernel(module, kernel, &graph, &usage, &reprs)?;
     validate(&words).map_err(|msg| {
         CodegenError::internal(
             Loc::Func(kernel),

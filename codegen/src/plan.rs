@@ -158,12 +158,128 @@ pub fn call_graph(module: &Module, kernel: FuncId) -> Result<Vec<FuncId>, Vec<Lo
     }
 }
 
-/// How a typed buffer's elements are stored.
+/// How a buffer's elements are stored.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum BufferRepr {
     /// A runtime array of the laid-out element type (Vulkan standard layout matches the
     /// host layout exactly).
     Typed,
+    /// The byte-exact uint32 word ABI: a runtime array of `uint` (ArrayStride 4) holding
+    /// the host bytes; element `i` starts at byte `i * stride` (`emit/words.rs`).
+    Words,
+}
+
+/// Scalars one word-storage access may expand to (bounds the emitted code per access).
+pub const MAX_WORD_SCALARS: u64 = 4096;
+
+/// The storage representation of every buffer argument of `kernel`, decided once before
+/// type conversion (the seed's layout decision, consumed by atomic analysis):
+///
+/// * byte buffers, and elements without a byte-exact typed layout
+///   ([`typed_layout_problem`]), use [`BufferRepr::Words`];
+/// * so does a buffer with a float atomic SPIR-V has no native op for (compare-exchange:
+///   `OpAtomicCompareExchange` takes integers, so the bit pattern is compared on a word);
+///   its other float atomics then become compare-exchange loops on the word;
+/// * refused at this handoff: a 64-bit integer atomic or any 64-bit or sub-word atomic
+///   on word storage (a word holds 32 bits), an atomic on a byte buffer, and an element
+///   whose word accesses would expand to more than [`MAX_WORD_SCALARS`] scalars.
+pub fn buffer_reprs(
+    module: &Module,
+    kernel: FuncId,
+    graph: &[FuncId],
+) -> Result<FxHashMap<ArgId, BufferRepr>, Vec<Located>> {
+    let ts = &module.types;
+    let func = module.func(kernel);
+    let mut reprs = FxHashMap::default();
+    for &a in &func.arg_order {
+        if func.args[a].kind != ArgKind::Resource {
+            continue;
+        }
+        let r = match ts.get(func.args[a].ty) {
+            TypeData::Buffer { elem: None } => BufferRepr::Words,
+            TypeData::Buffer { elem: Some(e) } if typed_layout_problem(module, *e).is_some() => {
+                BufferRepr::Words
+            }
+            _ => BufferRepr::Typed,
+        };
+        reprs.insert(a, r);
+    }
+    let mut errors = Vec::new();
+    // Float atomics without a native op force word storage on their buffer.
+    let atomics: Vec<(FuncId, xir_ir::InstId, ArgId, AtomicOp, Type)> = graph
+        .iter()
+        .filter(|&&f| f == kernel)
+        .flat_map(|&f| {
+            let func = module.func(f);
+            structural_closure(func)
+                .into_iter()
+                .flat_map(move |b| func.blocks[b].insts.iter().copied())
+                .filter_map(move |i| {
+                    let inst = func.inst(i);
+                    match (&inst.kind, inst.operands.first(), inst.ty) {
+                        (InstKind::Atomic(op), Some(Value::Arg(a)), Some(t)) => {
+                            Some((f, i, *a, *op, t))
+                        }
+                        _ => None,
+                    }
+                })
+        })
+        .collect();
+    for &(_, _, a, op, t) in &atomics {
+        if ts.scalar_kind(t).is_some_and(|k| k.is_float()) && !float_atomic_native(op) {
+            reprs.insert(a, BufferRepr::Words);
+        }
+    }
+    for &(f, i, a, op, t) in &atomics {
+        if reprs.get(&a) != Some(&BufferRepr::Words) {
+            continue;
+        }
+        let loc = Loc::Inst(f, i);
+        let k = ts.scalar_kind(t);
+        if matches!(ts.get(func.args[a].ty), TypeData::Buffer { elem: None }) {
+            errors.push(Located::new(
+                loc,
+                "atomic on a byte buffer: the word-storage ABI has no byte-addressed atomics",
+            ));
+        } else if k.is_some_and(|k| k.size() == 8 && !k.is_float()) {
+            errors.push(Located::new(loc, format!("64-bit integer atomic {} needs typed storage, but this buffer uses the uint32 word-storage ABI", op.name()))
+                .help("a buffer with a float compare-exchange, bool or 64-bit 3/4-vector elements, or an incompatible stride is stored as 32-bit words"));
+        } else if k.is_none_or(|k| k.size() != 4) {
+            errors.push(Located::new(loc, format!("atomic {} on a {}-byte value: the uint32 word-storage ABI has only 32-bit atomics", op.name(), ts.size_of(t))));
+        }
+    }
+    for &a in &func.arg_order {
+        if let (Some(BufferRepr::Words), TypeData::Buffer { elem: Some(e) }) =
+            (reprs.get(&a), ts.get(func.args[a].ty))
+        {
+            let n = scalar_count(module, *e, 0);
+            if n > MAX_WORD_SCALARS {
+                errors.push(Located::new(Loc::Arg(kernel, a), format!("a word-storage buffer element of {n} scalars exceeds the backend's limit of {MAX_WORD_SCALARS} per access")));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(reprs)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Scalars in a value of type `t` (saturating; nesting deeper than 64 counts as too many).
+pub fn scalar_count(module: &Module, t: Type, depth: usize) -> u64 {
+    let ts = &module.types;
+    if depth > 64 {
+        return u64::MAX;
+    }
+    match ts.get(t) {
+        TypeData::Vector { len, .. } => *len as u64,
+        TypeData::Matrix { n, .. } => (*n as u64) * (*n as u64),
+        TypeData::Array { elem, len } => len.saturating_mul(scalar_count(module, *elem, depth + 1)),
+        TypeData::Struct { members, .. } => members.iter().fold(0u64, |acc, m| {
+            acc.saturating_add(scalar_count(module, *m, depth + 1))
+        }),
+        _ => 1,
+    }
 }
 
 /// Why a host layout has no typed-SSBO equivalent (the seed's word-storage cases).

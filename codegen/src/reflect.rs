@@ -27,8 +27,11 @@ pub struct ArgReflection {
     pub usage: &'static str,
     /// `argument_block` or `storage_buffer`.
     pub role: &'static str,
-    /// Element stride in bytes (buffers).
+    /// Element stride in bytes (buffers; 1 for a byte buffer).
     pub element_stride: Option<u64>,
+    /// How a buffer is stored: `typed` (a runtime array of the element type) or `words`
+    /// (the byte-exact uint32 word ABI: the runtime binds a whole number of words).
+    pub storage: Option<&'static str>,
 }
 
 /// The reflection of one compiled kernel.
@@ -80,6 +83,9 @@ impl Reflection {
                 }
                 if let Some(x) = a.element_stride {
                     map.insert("element_stride".into(), json!(x));
+                }
+                if let Some(x) = a.storage {
+                    map.insert("storage".into(), json!(x));
                 }
                 o
             })
@@ -142,6 +148,18 @@ pub fn type_name(m: &Module, t: Type) -> String {
         TypeData::BindlessArray => "bindless_array".into(),
         TypeData::Accel => "accel".into(),
         TypeData::Custom { name } => name.clone(),
-        other => format!("{other:?}"),
+        // Spelled as the xir2text printer spells them.
+        TypeData::CoopVector { elem, len } => match ts.get(*elem) {
+            TypeData::Scalar(k) => {
+                format!("coopvec<{},{len}>", k.ast_name().unwrap_or(k.text_name()))
+            }
+            _ => format!("coopvec<{},{len}>", type_name(m, *elem)),
+        },
+        TypeData::CoopVectorRef { len, elem } => {
+            format!("coopvec_ref<{len}, {}>", type_name(m, *elem))
+        }
+        TypeData::CoopMatrixRef { rows, cols, elem } => {
+            format!("coopmat_ref<{rows}, {cols}, {}>", type_name(m, *elem))
+        }
     }
 }

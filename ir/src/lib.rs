@@ -30,9 +30,8 @@ pub mod interchange;
 pub mod metadata;
 pub mod module;
 pub mod op;
+pub mod rng;
 pub mod source_map;
-pub mod structural_eq;
-pub mod testgen;
 pub mod text;
 pub mod types;
 pub mod typing;
@@ -45,7 +44,6 @@ pub use function::{ArgData, ArgKind, BlockData, Function, FunctionKind};
 pub use inst::{InstData, InstId, InstKind, InstTag};
 pub use metadata::{Metadata, MetadataKind, MetadataList};
 pub use module::{ConstData, Globals, Module, UndefData};
-pub use structural_eq::structural_diff;
 pub use types::{ScalarKind, Type, TypeData, TypeStore};
 pub use value::{ArgId, BlockId, ConstId, FuncId, SpecialRegister, UndefId, Value};
 

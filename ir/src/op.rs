@@ -496,7 +496,7 @@ op_table! {
 /// matrix; the operand count is the op's [`Arity`]. The verifier (`verify/arith.rs`) checks
 /// one rule per class, the parser infers undefined operands from
 /// [`ArithSignature::operand_has_result_type`] (`text/infer.rs` via [`crate::typing`]) and
-/// the test generator (`testgen/arith_recipes.rs`) builds one instance per class.
+/// the test generator (`tools/testgen/src/arith_recipes.rs`) builds one instance per class.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ArithSignature {
     /// `(x: R) -> R`, `R` a numeric scalar or vector.

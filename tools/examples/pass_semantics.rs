@@ -19,7 +19,7 @@ fn main() {
     let start = args.get(1).copied().unwrap_or(0);
     let inputs = args.get(2).copied().unwrap_or(2) as u32;
     let t = std::time::Instant::now();
-    let cfg = xir_ir::testgen::ExecConfig::default();
+    let cfg = xir_testgen::ExecConfig::default();
     let report = xir_tools::pass_semantics::run(start..start + count, inputs, &cfg);
     print!("{}", report.table());
     let problems = report.problems();

@@ -1,5 +1,5 @@
-//! Command-line flags shared by `xir-bisect` and `xir-reduce`: the pipeline and the
-//! in-process failure predicates.
+//! Command-line flags shared by `xir-bisect` and `xir-reduce` (the pipeline and the
+//! in-process failure predicates), and their common process wrapper.
 
 use crate::predicate::{OnTimeout, OracleLimit, Predicate};
 use clap::Args;
@@ -73,6 +73,19 @@ pub struct OptPredicateArgs {
     )]
     pub semantics: Option<u32>,
 
+    /// Bad = the Vulkan engine's results differ from the interpreter's on the output
+    /// module (N generated inputs per kernel; default 4; give --pipeline=spirv-final)
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "4",
+        value_parser = clap::value_parser!(u32).range(1..=4096),
+        help_heading = "Predicate (choose one)"
+    )]
+    pub engines_differ: Option<u32>,
+
     /// Bad = spirv-val rejects the output (give xir-opt its SPIR-V output flags after --)
     #[arg(long, help_heading = "Predicate (choose one)")]
     pub spirv_val: bool,
@@ -125,6 +138,9 @@ impl OptPredicateArgs {
         }
         if let Some(runs) = self.semantics {
             return Some(Predicate::Semantics { runs });
+        }
+        if let Some(runs) = self.engines_differ {
+            return Some(Predicate::EnginesDiffer { runs });
         }
         self.spirv_val.then(|| Predicate::SpirvVal {
             program: self.spirv_val_path.clone(),
@@ -183,4 +199,37 @@ pub fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
         .filter(|v| v.is_finite() && *v > 0.0 && *v < 1e9)
         .map(std::time::Duration::from_secs_f64)
         .ok_or_else(|| format!("'{s}' is not a positive number of seconds"))
+}
+
+/// A tool's `(args, stdin, stdout, stderr) -> status` entry point.
+pub type ToolMain = fn(&[String], &[u8], &mut dyn std::io::Write, &mut dyn std::io::Write) -> i32;
+
+/// The process wrapper of `xir-bisect` and `xir-reduce`: silences the panic hook (xir-opt
+/// runs in this process and reports a panicking pass itself, status 2), installs the
+/// SIGINT/SIGTERM scratch cleanup, reads standard input when `needs_stdin` says the
+/// arguments take it, runs `main` with checked stdout, and exits with its status.
+pub fn run_process(name: &str, needs_stdin: fn(&[String]) -> bool, main: ToolMain) -> ! {
+    use std::io::Write;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    std::panic::set_hook(Box::new(|_| {}));
+    let _ = xir_sysio::cleanup::install_signal_cleanup();
+    let mut err = std::io::stderr().lock();
+    let mut stdin = Vec::new();
+    if needs_stdin(&args) {
+        match xir_sysio::limit::read_stdin() {
+            Ok(b) => stdin = b,
+            Err(e) => {
+                let _ = writeln!(
+                    err,
+                    "{name}: error: cannot read standard input: {}",
+                    xir_sysio::stdio::cause(&e)
+                );
+                std::process::exit(1);
+            }
+        }
+    }
+    let mut out = xir_sysio::stdio::Checked::new(std::io::stdout().lock());
+    let code = main(&args, &stdin, &mut out, &mut err);
+    let code = out.finish(name, code, &mut err);
+    std::process::exit(code);
 }

@@ -1,5 +1,5 @@
 //! The differential property of passes: on generated, UB-free kernels
-//! ([`xir_ir::testgen::generate_exec_kernel`]), no implemented pass (run in its pipeline
+//! ([`xir_testgen::generate_exec_kernel`]), no implemented pass (run in its pipeline
 //! context) and no runnable shipped pipeline changes interpreted results.
 //!
 //! Each *subject* is a context pipeline (run first, unchecked for attribution) and the
@@ -16,10 +16,10 @@
 use xir_driver::pipeline::ModuleVerifier;
 use xir_interp::differential::{DEFAULT_MAX_STEPS, Reference};
 use xir_ir::Module;
-use xir_ir::structural_eq::structural_diff;
-use xir_ir::testgen::{ExecConfig, generate_exec_kernel};
 use xir_passes::pipeline::{Loader, Pipeline, RunOptions, Runner};
 use xir_passes::registry::Registry;
+use xir_testgen::structural_diff;
+use xir_testgen::{ExecConfig, generate_exec_kernel};
 
 /// Plain-CFG context: what a pass over plain control flow runs after in the shipped
 /// pipelines.

@@ -94,6 +94,12 @@ pub enum Predicate {
         /// Inputs per kernel.
         runs: u32,
     },
+    /// The Vulkan engine's results differ from the interpreter's on the output module
+    /// ([`crate::engines`], `runs` generated inputs per kernel).
+    EnginesDiffer {
+        /// Inputs per kernel.
+        runs: u32,
+    },
     /// `spirv-val ARGS OUTPUT` rejects the output.
     SpirvVal {
         /// The validator.
@@ -186,6 +192,9 @@ impl Predicate {
             Predicate::SpirvVal { program, .. } => {
                 format!("{} rejects the output", program.display())
             }
+            Predicate::EnginesDiffer { runs } => {
+                format!("vulkan results differ from the interpreter's ({runs} inputs per kernel)")
+            }
             Predicate::Command(c, _) => format!("`{c}` says bad"),
         }
     }
@@ -251,6 +260,38 @@ impl Predicate {
                         "xir-filecheck could not run (status {c}): {}",
                         String::from_utf8_lossy(&out.stderr).trim_end()
                     ))),
+                }
+            }
+            Predicate::EnginesDiffer { runs } => {
+                if class != FailureClass::Success {
+                    return Err(Undecided(format!(
+                        "{}: no module to run on the engines",
+                        failed_detail()
+                    )));
+                }
+                let text = String::from_utf8_lossy(&opt.stdout);
+                let (m, _) = xir_ir::text::parse_module(&text).map_err(|d| {
+                    Undecided(format!(
+                        "the output does not parse: {}",
+                        d.first().map(|x| x.message.as_str()).unwrap_or_default()
+                    ))
+                })?;
+                let options = xir_vulkan::Options {
+                    validation: std::env::var("XIR_VULKAN_VALIDATION").as_deref() == Ok("1"),
+                    ..Default::default()
+                };
+                match crate::engines::compare(&m, *runs, &options).map_err(Undecided)? {
+                    crate::engines::EngineVerdict::Differ(d) => Ok(verdict(true, d)),
+                    crate::engines::EngineVerdict::Agree {
+                        compared: 0,
+                        skipped: Some(why),
+                    } => Err(Undecided(format!(
+                        "no generated input was defined for the interpreter ({why})"
+                    ))),
+                    crate::engines::EngineVerdict::Agree { compared, .. } => Ok(verdict(
+                        false,
+                        format!("the engines agree on {compared} inputs"),
+                    )),
                 }
             }
             Predicate::SpirvVal { program, args } => {

@@ -90,8 +90,10 @@ pub fn run(
     };
     let mut out: Vec<Option<Vec<u8>>> = vec![None; args.len()];
     for (i, slot) in arg_binding.iter().enumerate() {
-        if let Some(pos) = slot {
-            out[i] = Some(std::mem::take(&mut buffers[*pos].data));
+        if let (Some(pos), ArgValue::Buffer(host)) = (slot, &args[i]) {
+            let mut data = std::mem::take(&mut buffers[*pos].data);
+            data.truncate(host.len()); // word-storage padding
+            out[i] = Some(data);
         }
     }
     Ok((out, device))
@@ -162,11 +164,26 @@ fn bind(
                         ));
                     }
                 }
+                let mut data = bytes.clone();
+                if a.storage == Some("words") {
+                    // The word-storage ABI addresses whole 32-bit words: a typed buffer is
+                    // padded (its element count stays exact: the backend refuses
+                    // buffer_size where padding would change it); a byte buffer reports
+                    // 4 × words as its size, so it must be a whole number of words.
+                    if a.element_stride == Some(1)
+                        && matches!(ty_of(module, f, a.index), TypeData::Buffer { elem: None })
+                        && data.len() % 4 != 0
+                    {
+                        return Err(format!(
+                            "argument {}: a byte buffer of {} bytes; Vulkan binds byte buffers as whole 32-bit words (give a multiple of 4 bytes)",
+                            a.index,
+                            data.len()
+                        ));
+                    }
+                    data.resize(data.len().div_ceil(4) * 4, 0);
+                }
                 slots[a.index] = Some(buffers.len());
-                buffers.push(xir_vulkan::Buffer {
-                    binding,
-                    data: bytes.clone(),
-                });
+                buffers.push(xir_vulkan::Buffer { binding, data });
             }
             _ => {
                 return Err(format!(
@@ -178,4 +195,9 @@ fn bind(
     }
     buffers[0].data = block;
     Ok((buffers, slots))
+}
+
+/// The type of kernel argument `index`.
+fn ty_of<'m>(module: &'m Module, f: &xir_ir::Function, index: usize) -> &'m TypeData {
+    module.types.get(f.args[f.arg_order[index]].ty)
 }

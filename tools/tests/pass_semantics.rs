@@ -6,7 +6,7 @@
 
 #[test]
 fn passes_never_change_interpreted_results() {
-    let cfg = xir_ir::testgen::ExecConfig::default();
+    let cfg = xir_testgen::ExecConfig::default();
     let report = xir_tools::pass_semantics::run(0..200, 2, &cfg);
     println!("{}", report.table());
     assert_eq!(

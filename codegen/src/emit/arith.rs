@@ -7,17 +7,13 @@
 //! conversion instruction and nothing falls through to OpBitcast.
 
 use super::cfg::{FnState, e_value};
-use super::{Emitter, R};
+use super::{Emitter, R, ids};
 use crate::error::CodegenError;
 use rspirv::dr::Operand;
 use rspirv::spirv::{GlslStd450Op, Op, Word};
 use xir_ir::op::{ArithmeticOp, CastOp};
 use xir_ir::types::TypeData;
 use xir_ir::{InstId, ScalarKind, Type, Value};
-
-fn ids(v: &[Word]) -> Vec<Operand> {
-    v.iter().map(|&x| Operand::IdRef(x)).collect()
-}
 
 impl Emitter<'_> {
     /// Scalar kind and lane count of a scalar or vector type.
@@ -477,39 +473,21 @@ pub(crate) fn emit_arith(e: &mut Emitter, st: &mut FnState, i: InstId, op: Arith
         A::MatrixTranspose => put(e, Op::Transpose, &a),
         A::MatrixInverse => glsl_to(e, GlslStd450Op::MatrixInverse, &a),
         A::Aggregate => put(e, Op::CompositeConstruct, &a),
-        A::Shuffle => {
-            let consts: Option<Vec<u32>> = inst.operands[1..]
-                .iter()
-                .map(|v| const_index(m, *v).map(|x| x as u32))
-                .collect();
-            match consts {
-                Some(c) => {
-                    let mut ops = vec![Operand::IdRef(a[0]), Operand::IdRef(a[0])];
-                    ops.extend(c.into_iter().map(Operand::LiteralBit32));
-                    e.op_to(Op::VectorShuffle, rt, id, ops)
-                }
-                None => {
-                    let (rk, _) = rshape.unwrap();
-                    let et = e.scalar_ty(rk);
-                    let lanes: Vec<Word> = a[1..]
-                        .iter()
-                        .map(|&ix| e.op(Op::VectorExtractDynamic, et, ids(&[a[0], ix])))
-                        .collect();
-                    put(e, Op::CompositeConstruct, &lanes)
-                }
+        A::Shuffle => match const_indices(m, &inst.operands[1..]) {
+            Some(c) => composite_literal_op(e, Op::VectorShuffle, (rt, id), &[a[0], a[0]], c),
+            None => {
+                let (rk, _) = rshape.unwrap();
+                let et = e.scalar_ty(rk);
+                let lanes: Vec<Word> = a[1..]
+                    .iter()
+                    .map(|&ix| e.op(Op::VectorExtractDynamic, et, ids(&[a[0], ix])))
+                    .collect();
+                put(e, Op::CompositeConstruct, &lanes)
             }
-        }
+        },
         A::Extract => {
-            let consts: Option<Vec<u32>> = inst.operands[1..]
-                .iter()
-                .map(|v| const_index(m, *v).map(|x| x as u32))
-                .collect();
-            match consts {
-                Some(c) => {
-                    let mut ops = vec![Operand::IdRef(a[0])];
-                    ops.extend(c.into_iter().map(Operand::LiteralBit32));
-                    e.op_to(Op::CompositeExtract, rt, id, ops)
-                }
+            match const_indices(m, &inst.operands[1..]) {
+                Some(c) => composite_literal_op(e, Op::CompositeExtract, (rt, id), &[a[0]], c),
                 None if inst.operands.len() == 2 && e.shape(oty[0]).is_some() => {
                     put(e, Op::VectorExtractDynamic, &a)
                 }
@@ -521,28 +499,18 @@ pub(crate) fn emit_arith(e: &mut Emitter, st: &mut FnState, i: InstId, op: Arith
                 }
             }
         }
-        A::Insert => {
-            let consts: Option<Vec<u32>> = inst.operands[2..]
-                .iter()
-                .map(|v| const_index(m, *v).map(|x| x as u32))
-                .collect();
-            match consts {
-                Some(c) => {
-                    let mut ops = vec![Operand::IdRef(a[1]), Operand::IdRef(a[0])];
-                    ops.extend(c.into_iter().map(Operand::LiteralBit32));
-                    e.op_to(Op::CompositeInsert, rt, id, ops)
-                }
-                None if inst.operands.len() == 3 && e.shape(oty[0]).is_some() => {
-                    put(e, Op::VectorInsertDynamic, &[a[0], a[1], a[2]])
-                }
-                None => {
-                    let p = spill(e, st, oty[0], a[0]);
-                    let q = chain(e, st, oty[0], oty[1], p, &inst.operands[2..], &a[2..])?;
-                    e.op_void(Op::Store, ids(&[q, a[1]]));
-                    e.op_to(Op::Load, rt, id, vec![Operand::IdRef(p)])
-                }
+        A::Insert => match const_indices(m, &inst.operands[2..]) {
+            Some(c) => composite_literal_op(e, Op::CompositeInsert, (rt, id), &[a[1], a[0]], c),
+            None if inst.operands.len() == 3 && e.shape(oty[0]).is_some() => {
+                put(e, Op::VectorInsertDynamic, &[a[0], a[1], a[2]])
             }
-        }
+            None => {
+                let p = spill(e, st, oty[0], a[0]);
+                let q = chain(e, st, oty[0], oty[1], p, &inst.operands[2..], &a[2..])?;
+                e.op_void(Op::Store, ids(&[q, a[1]]));
+                e.op_to(Op::Load, rt, id, vec![Operand::IdRef(p)])
+            }
+        },
         A::PowInt => return Err(internal("pow_int is outside the dialect")),
     }
     Ok(())
@@ -842,4 +810,24 @@ fn int_kind(size: u64, signed: bool) -> ScalarKind {
         (_, true) => ScalarKind::I32,
         _ => ScalarKind::U32,
     }
+}
+
+/// The operands as constant `u32` indices, if every one is a constant.
+fn const_indices(m: &xir_ir::Module, vs: &[Value]) -> Option<Vec<u32>> {
+    vs.iter()
+        .map(|v| const_index(m, *v).map(|x| x as u32))
+        .collect()
+}
+
+/// A composite instruction with id operands followed by literal indices.
+fn composite_literal_op(
+    e: &mut Emitter,
+    op: Op,
+    (rt, id): (Word, Word),
+    ids: &[Word],
+    lits: Vec<u32>,
+) {
+    let mut ops = super::ids(ids);
+    ops.extend(lits.into_iter().map(Operand::LiteralBit32));
+    e.op_to(op, rt, id, ops)
 }

@@ -18,9 +18,7 @@
 use super::{Emitter, R};
 use crate::error::{CodegenError, Loc};
 use rspirv::dr::{Instruction, Operand};
-use rspirv::spirv::{
-    BuiltIn, FunctionControl, LoopControl, Op, SelectionControl, StorageClass, Word,
-};
+use rspirv::spirv::{BuiltIn, FunctionControl, Op, SelectionControl, StorageClass, Word};
 use rustc_hash::{FxHashMap, FxHashSet};
 use xir_ir::op::AllocaOp;
 use xir_ir::{ArgKind, BlockId, FuncId, FunctionKind, InstKind, Metadata, ScalarKind, Value};
@@ -236,11 +234,76 @@ pub(crate) struct FnState {
     pub ptr_class: FxHashMap<Value, StorageClass>,
     /// Function-storage variables, placed at the top of the entry block at the end.
     pub vars: Vec<Instruction>,
+    /// Planned label of the XIR block being emitted, and the label of the physical block
+    /// its instructions currently go to (they differ once a lowering split the block).
+    head: Word,
+    cur: Word,
+    /// Whether the XIR block being emitted is a loop header (its `OpLoopMerge` must stay
+    /// in the block that the back edge targets, so it cannot be split).
+    no_split: bool,
+    /// Planned label → label of the last physical block of a split XIR block: the phis of
+    /// its successors name the tail (patched when the function is complete).
+    tails: FxHashMap<Word, Word>,
+    /// Phis a lowering created inside a split block (their labels are already physical).
+    pub lowering_phis: FxHashSet<Word>,
 }
 
 impl FnState {
     pub(crate) fn loc(&self, i: xir_ir::InstId) -> Loc {
         Loc::Inst(self.f, i)
+    }
+
+    /// Ends the current physical block with a branch to a new block `next` (a lowering's
+    /// own loop header) and selects `next`; returns the label of the block that branched.
+    /// The lowering's blocks are structured (a nested construct inside the XIR block) and
+    /// never seen by the control-flow plan: only the XIR block's tail label changes.
+    pub(crate) fn split_block(
+        &mut self,
+        e: &mut Emitter,
+        i: xir_ir::InstId,
+        next: Word,
+    ) -> R<Word> {
+        if self.no_split {
+            return Err(CodegenError::user(vec![crate::error::Located::new(
+                self.loc(i),
+                "this atomic needs a compare-exchange loop, which cannot be placed in a loop's prepare block",
+            )
+            .help("move the atomic into the loop body")]));
+        }
+        let pre = self.cur;
+        self.branch_to(e, i, next)?;
+        self.begin(e, i, next)?;
+        Ok(pre)
+    }
+
+    /// `OpBranch` ending the current physical block.
+    pub(crate) fn branch_to(&mut self, e: &mut Emitter, i: xir_ir::InstId, to: Word) -> R<()> {
+        e.b.branch(to)
+            .map_err(|x| CodegenError::internal(self.loc(i), format!("{x:?}")))?;
+        Ok(())
+    }
+
+    /// `OpBranchConditional` ending the current physical block.
+    pub(crate) fn cond_branch(
+        &mut self,
+        e: &mut Emitter,
+        i: xir_ir::InstId,
+        c: Word,
+        t: Word,
+        f: Word,
+    ) -> R<()> {
+        e.b.branch_conditional(c, t, f, [])
+            .map_err(|x| CodegenError::internal(self.loc(i), format!("{x:?}")))?;
+        Ok(())
+    }
+
+    /// Starts physical block `label` inside the current XIR block.
+    pub(crate) fn begin(&mut self, e: &mut Emitter, i: xir_ir::InstId, label: Word) -> R<()> {
+        e.b.begin_block(Some(label))
+            .map_err(|x| CodegenError::internal(self.loc(i), format!("{x:?}")))?;
+        self.cur = label;
+        self.tails.insert(self.head, label);
+        Ok(())
     }
 }
 
@@ -255,6 +318,11 @@ pub(crate) fn emit_function(e: &mut Emitter, f: FuncId) -> R<()> {
         values: FxHashMap::default(),
         ptr_class: FxHashMap::default(),
         vars: Vec::new(),
+        head: 0,
+        cur: 0,
+        no_split: false,
+        tails: FxHashMap::default(),
+        lowering_phis: FxHashSet::default(),
     };
     // Preallocate every result id (phis and loop-carried values refer forward).
     for p in &plan.order {
@@ -307,6 +375,16 @@ pub(crate) fn emit_function(e: &mut Emitter, f: FuncId) -> R<()> {
         st.values.insert(Value::Arg(a), id);
     }
     let fn_index = e.b.selected_function().expect("function begun");
+    // A simple_loop body's phis move to the loop's synthetic header; each gets a
+    // forwarding phi in the synthetic continue block (for the `continue` edges).
+    let mut forward: FxHashMap<xir_ir::InstId, Word> = FxHashMap::default();
+    for &x in plan.redirect.keys() {
+        for &i in &func.blocks[x].insts {
+            if matches!(func.inst(i).kind, InstKind::Phi { .. }) {
+                forward.insert(i, e.b.id());
+            }
+        }
+    }
     for &p in &plan.order {
         let label = plan.labels[&p];
         e.b.begin_block(Some(label))
@@ -352,24 +430,19 @@ pub(crate) fn emit_function(e: &mut Emitter, f: FuncId) -> R<()> {
                 }
             }
             PBlock::SimpleHeader(b) => {
+                simple_loop_phis(e, &mut st, &plan, b, &forward, true)?;
                 let mg = match func.inst(func.terminator(b).unwrap()).kind {
                     InstKind::SimpleLoop { merge: Some(mg) } => plan.phys[&mg],
                     _ => unreachable!(),
                 };
                 let (ml, cl) = (plan.labels[&mg], plan.labels[&PBlock::SimpleContinue(b)]);
-                e.op_void(
-                    Op::LoopMerge,
-                    vec![
-                        Operand::IdRef(ml),
-                        Operand::IdRef(cl),
-                        Operand::LoopControl(LoopControl::NONE),
-                    ],
-                );
+                e.loop_merge(ml, cl);
                 let x = plan.labels[&plan.succs[&p][0]];
                 e.b.branch(x)
                     .map_err(|x| CodegenError::internal(Loc::Func(f), format!("{x:?}")))?;
             }
             PBlock::SimpleContinue(b) => {
+                simple_loop_phis(e, &mut st, &plan, b, &forward, false)?;
                 let h = plan.labels[&PBlock::SimpleHeader(b)];
                 e.b.branch(h)
                     .map_err(|x| CodegenError::internal(Loc::Func(f), format!("{x:?}")))?;
@@ -389,8 +462,29 @@ pub(crate) fn emit_function(e: &mut Emitter, f: FuncId) -> R<()> {
         .map_err(|x| CodegenError::internal(Loc::Func(f), format!("{x:?}")))?;
     // Function-local variables go first in the entry block.
     let vars = std::mem::take(&mut st.vars);
-    let entry = &mut e.b.module_mut().functions[fn_index].blocks[0].instructions;
-    entry.splice(0..0, vars);
+    let function = &mut e.b.module_mut().functions[fn_index];
+    function.blocks[0].instructions.splice(0..0, vars);
+    // Phis name the tail of a split predecessor.
+    if !st.tails.is_empty() {
+        for block in &mut function.blocks {
+            for inst in block.instructions.iter_mut() {
+                if inst.class.opcode != Op::Phi
+                    || inst
+                        .result_id
+                        .is_some_and(|r| st.lowering_phis.contains(&r))
+                {
+                    continue;
+                }
+                for pair in inst.operands.chunks_mut(2) {
+                    if let [_, Operand::IdRef(l)] = pair
+                        && let Some(&t) = st.tails.get(l)
+                    {
+                        *l = t;
+                    }
+                }
+            }
+        }
+    }
     Ok(())
 }
 
@@ -423,27 +517,26 @@ fn emit_block(e: &mut Emitter, st: &mut FnState, plan: &CfPlan, b: BlockId) -> R
     let func = m.func(f);
     let me = PBlock::Xir(b);
     e.name_from(plan.labels[&me], &func.blocks[b].metadata);
+    st.head = plan.labels[&me];
+    st.cur = st.head;
+    st.no_split = plan.loop_headers.contains_key(&b);
     let preds = plan.preds.get(&me).cloned().unwrap_or_default();
     let insts = &func.blocks[b].insts;
     let (&term, body) = insts
         .split_last()
         .expect("dialect check requires terminators");
+    let moved_phis = plan.redirect.contains_key(&b);
     for &i in body {
         let inst = func.inst(i);
-        if let InstKind::Phi { blocks } = &inst.kind {
+        if moved_phis && matches!(inst.kind, InstKind::Phi { .. }) {
+            continue; // emitted in the simple_loop's synthetic header
+        }
+        if let InstKind::Phi { .. } = &inst.kind {
             let ty = e.logical(inst.ty.expect("phi has a type"));
             let mut ops = Vec::new();
             for p in &preds {
                 let val = match p {
-                    PBlock::Xir(q) => match blocks.iter().position(|x| x == q) {
-                        Some(k) => e_value(e, st, inst.operands[k])?,
-                        None => {
-                            return Err(CodegenError::internal(
-                                st.loc(i),
-                                "phi has no incoming value for a planned predecessor",
-                            ));
-                        }
-                    },
+                    PBlock::Xir(q) => phi_incoming(e, st, i, *q)?,
                     PBlock::Dead(_) => e.undef_of(ty),
                     _ => {
                         return Err(CodegenError::internal(
@@ -474,14 +567,7 @@ fn emit_block(e: &mut Emitter, st: &mut FnState, plan: &CfPlan, b: BlockId) -> R
     };
     let err = |x: rspirv::dr::Error| CodegenError::internal(Loc::Inst(f, term), format!("{x:?}"));
     if let Some(&(mg, ct)) = plan.loop_headers.get(&b) {
-        e.op_void(
-            Op::LoopMerge,
-            vec![
-                Operand::IdRef(plan.labels[&mg]),
-                Operand::IdRef(plan.labels[&ct]),
-                Operand::LoopControl(LoopControl::NONE),
-            ],
-        );
+        e.loop_merge(plan.labels[&mg], plan.labels[&ct]);
     }
     let ops = &inst.operands;
     match &inst.kind {
@@ -573,6 +659,80 @@ fn emit_block(e: &mut Emitter, st: &mut FnState, plan: &CfPlan, b: BlockId) -> R
                 Loc::Inst(f, term),
                 "terminator outside the dialect reached emission",
             ));
+        }
+    }
+    Ok(())
+}
+
+/// The value phi `i` takes from XIR block `q` (a planned predecessor).
+fn phi_incoming(e: &mut Emitter, st: &mut FnState, i: xir_ir::InstId, q: BlockId) -> R<Word> {
+    let inst = e.m.func(st.f).inst(i);
+    let InstKind::Phi { blocks } = &inst.kind else {
+        return Err(CodegenError::internal(st.loc(i), "not a phi"));
+    };
+    match blocks.iter().position(|x| *x == q) {
+        Some(k) => e_value(e, st, inst.operands[k]),
+        None => Err(CodegenError::internal(
+            st.loc(i),
+            "phi has no incoming value for a planned predecessor",
+        )),
+    }
+}
+
+/// The phis of the body of the `simple_loop` ending block `b`, in its synthetic header
+/// (`header`: one entry per physical predecessor, the entry block `b` and the synthetic
+/// continue) or their forwarding phis in its synthetic continue block (one entry per
+/// block that continues the loop). The header phi takes the XIR phi's id: the body's
+/// only predecessor is the header, which dominates it.
+fn simple_loop_phis(
+    e: &mut Emitter,
+    st: &mut FnState,
+    plan: &CfPlan,
+    b: BlockId,
+    forward: &FxHashMap<xir_ir::InstId, Word>,
+    header: bool,
+) -> R<()> {
+    let func = e.m.func(st.f);
+    let x = func.inst(func.terminator(b).expect("terminator")).operands[0]
+        .as_block()
+        .expect("simple_loop body");
+    let me = if header {
+        PBlock::SimpleHeader(b)
+    } else {
+        PBlock::SimpleContinue(b)
+    };
+    let preds = plan.preds.get(&me).cloned().unwrap_or_default();
+    let cont_preds = plan
+        .preds
+        .get(&PBlock::SimpleContinue(b))
+        .is_some_and(|p| !p.is_empty());
+    for &i in &func.blocks[x].insts {
+        let inst = func.inst(i);
+        let InstKind::Phi { .. } = &inst.kind else {
+            continue;
+        };
+        let ty = e.logical(inst.ty.expect("phi has a type"));
+        if !header && !cont_preds {
+            continue; // the continue block is unreachable: the header reads undef
+        }
+        let mut ops = Vec::new();
+        for p in &preds {
+            let val = match p {
+                PBlock::SimpleContinue(_) if cont_preds => forward[&i],
+                PBlock::Xir(q) => phi_incoming(e, st, i, *q)?,
+                _ => e.undef_of(ty),
+            };
+            ops.push(Operand::IdRef(val));
+            ops.push(Operand::IdRef(plan.labels[p]));
+        }
+        let id = if header {
+            st.values[&Value::Inst(i)]
+        } else {
+            forward[&i]
+        };
+        e.op_to(Op::Phi, ty, id, ops);
+        if header {
+            e.name_from(id, &inst.metadata);
         }
     }
     Ok(())

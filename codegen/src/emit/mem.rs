@@ -4,8 +4,10 @@
 //! Also the per-instruction dispatch for every non-terminator.
 
 use super::cfg::{FnState, e_value};
-use super::{Emitter, R};
+use super::words::Addr;
+use super::{BufferVar, Emitter, R};
 use crate::error::CodegenError;
+use crate::plan::BufferRepr;
 use rspirv::dr::Operand;
 use rspirv::spirv::{Capability, MemoryAccess, Op, StorageClass, Word};
 use xir_ir::op::{AtomicOp, ResourceQueryOp, ResourceReadOp, ResourceWriteOp};
@@ -74,7 +76,21 @@ pub(crate) fn emit_inst(e: &mut Emitter, st: &mut FnState, i: InstId) -> R<()> {
             Ok(())
         }
         InstKind::ResourceRead(op, _) => {
-            let volatile = *op == ResourceReadOp::BufferVolatileRead;
+            let volatile = matches!(
+                op,
+                ResourceReadOp::BufferVolatileRead | ResourceReadOp::ByteBufferVolatileRead
+            );
+            if let Some((var, a)) = word_addr(e, st, i)? {
+                if volatile {
+                    device_fence(e);
+                }
+                let t = inst.ty.expect("a read has a type");
+                let v = e.word_load(var, t, a, volatile);
+                let id = st.values[&Value::Inst(i)];
+                let lt = e.logical(t);
+                e.op_to(Op::CopyObject, lt, id, vec![Operand::IdRef(v)]);
+                return Ok(());
+            }
             let (p, elem) = buffer_ptr(e, st, i)?;
             let laid = e.laid(elem);
             let mut ops = vec![Operand::IdRef(p)];
@@ -93,7 +109,19 @@ pub(crate) fn emit_inst(e: &mut Emitter, st: &mut FnState, i: InstId) -> R<()> {
             Ok(())
         }
         InstKind::ResourceWrite(op, _) => {
-            let volatile = *op == ResourceWriteOp::BufferVolatileWrite;
+            let volatile = matches!(
+                op,
+                ResourceWriteOp::BufferVolatileWrite | ResourceWriteOp::ByteBufferVolatileWrite
+            );
+            if let Some((var, a)) = word_addr(e, st, i)? {
+                let t = m.value_type(st.f, inst.operands[2]).expect("typed value");
+                let v = e_value(e, st, inst.operands[2])?;
+                e.word_store(var, t, a, v, volatile);
+                if volatile {
+                    device_fence(e);
+                }
+                return Ok(());
+            }
             let (p, elem) = buffer_ptr(e, st, i)?;
             let mut v = e_value(e, st, inst.operands[2])?;
             if e.needs_layout(elem) {
@@ -110,20 +138,55 @@ pub(crate) fn emit_inst(e: &mut Emitter, st: &mut FnState, i: InstId) -> R<()> {
             }
             Ok(())
         }
-        InstKind::ResourceQuery(ResourceQueryOp::BufferSize, _) => {
+        InstKind::ResourceQuery(
+            ResourceQueryOp::BufferSize | ResourceQueryOp::ByteBufferSize,
+            _,
+        ) => {
             let a = inst.operands[0].as_arg().ok_or_else(|| {
                 CodegenError::internal(st.loc(i), "buffer_size of a non-argument")
             })?;
-            let var = e
-                .buffers
-                .get(&a)
-                .ok_or_else(|| {
-                    CodegenError::internal(st.loc(i), "buffer argument without a descriptor")
-                })?
-                .var;
+            let bv = e.buffers.get(&a).cloned().ok_or_else(|| {
+                CodegenError::internal(st.loc(i), "buffer argument without a descriptor")
+            })?;
+            let var = bv.var;
             let u = e.u32_ty();
             let id = st.values[&Value::Inst(i)];
             let rt = inst.ty.unwrap();
+            if bv.repr == BufferRepr::Words {
+                // Bytes = 4 × words; elements = bytes / stride, exact only when the
+                // stride is a whole number of words (the runtime binds whole words).
+                let stride = bv.elem.map_or(1, |t| m.types.size_of(t));
+                if stride % 4 != 0 && bv.elem.is_some() {
+                    return Err(CodegenError::user(vec![crate::error::Located::new(
+                        st.loc(i),
+                        format!(
+                            "buffer_size of a word-storage buffer with a {stride}-byte stride: the element count is not recoverable from the bound word count"
+                        ),
+                    )]));
+                }
+                let n = e.op(
+                    Op::ArrayLength,
+                    u,
+                    vec![Operand::IdRef(var), Operand::LiteralBit32(0)],
+                );
+                let n = if stride == 4 {
+                    n
+                } else if stride % 4 == 0 {
+                    let c = e.const_u32((stride / 4) as u32);
+                    e.op(Op::UDiv, u, vec![Operand::IdRef(n), Operand::IdRef(c)])
+                } else {
+                    let c = e.const_u32(4);
+                    e.op(Op::IMul, u, vec![Operand::IdRef(n), Operand::IdRef(c)])
+                };
+                let t = e.logical(rt);
+                let op = if m.types.scalar_kind(rt) == Some(ScalarKind::U32) {
+                    Op::CopyObject
+                } else {
+                    Op::UConvert
+                };
+                e.op_to(op, t, id, vec![Operand::IdRef(n)]);
+                return Ok(());
+            }
             if m.types.scalar_kind(rt) == Some(ScalarKind::U32) {
                 e.op_to(
                     Op::ArrayLength,
@@ -176,28 +239,7 @@ fn aggregate_indices(
     for &v in idx {
         match m.types.get(ty).clone() {
             TypeData::Struct { members, .. } => {
-                let c = v.as_const().and_then(|c| {
-                    xir_ir::constant::read_scalar(
-                        m.types.scalar_kind(m.constants[c].ty)?,
-                        &m.constants[c].bytes,
-                    )
-                });
-                let k = match c {
-                    Some(xir_ir::constant::ScalarValue::Int(k)) if k >= 0 => k as u64,
-                    Some(xir_ir::constant::ScalarValue::UInt(k)) => k,
-                    _ => {
-                        return Err(CodegenError::internal(
-                            xir_ir_loc(st),
-                            "structure index is not a constant",
-                        ));
-                    }
-                };
-                let Some(&mt) = members.get(k as usize) else {
-                    return Err(CodegenError::internal(
-                        xir_ir_loc(st),
-                        "structure index out of range",
-                    ));
-                };
+                let (k, mt) = struct_member(m, st, &members, v)?;
                 out.push(e.const_u32(k as u32));
                 ty = mt;
             }
@@ -207,38 +249,77 @@ fn aggregate_indices(
             }
             TypeData::Matrix { elem, n } => {
                 out.push(e_value(e, st, v)?);
-                ty = m
-                    .types
-                    .find(&TypeData::Vector { elem, len: n })
-                    .unwrap_or(elem);
+                ty = matrix_column(m, elem, n);
             }
-            _ => {
-                return Err(CodegenError::internal(
-                    xir_ir_loc(st),
-                    "index into a scalar",
-                ));
-            }
+            _ => return Err(index_into_scalar(st)),
         }
     }
     Ok(out)
+}
+
+/// The column vector type of an `n`-column matrix of `elem`.
+fn matrix_column(m: &xir_ir::Module, elem: Type, n: u8) -> Type {
+    m.types
+        .find(&TypeData::Vector { elem, len: n })
+        .unwrap_or(elem)
+}
+
+fn index_into_scalar(st: &FnState) -> CodegenError {
+    CodegenError::internal(xir_ir_loc(st), "index into a scalar")
 }
 
 fn xir_ir_loc(st: &FnState) -> crate::error::Loc {
     crate::error::Loc::Func(st.f)
 }
 
-/// Pointer to a buffer element (operands `[buffer, index, …]`), and the element type.
-fn buffer_ptr(e: &mut Emitter, st: &mut FnState, i: InstId) -> R<(Word, Type)> {
+/// The descriptor of the buffer operand of `i` (operands `[buffer, …]`).
+fn buffer_of(e: &Emitter, st: &FnState, i: InstId) -> R<BufferVar> {
     let inst = e.m.func(st.f).inst(i);
     let a = inst.operands[0].as_arg().ok_or_else(|| {
         CodegenError::internal(st.loc(i), "buffer operand is not a kernel argument")
     })?;
-    let bv =
-        e.buffers.get(&a).cloned().ok_or_else(|| {
-            CodegenError::internal(st.loc(i), "buffer argument without a descriptor")
-        })?;
+    e.buffers
+        .get(&a)
+        .cloned()
+        .ok_or_else(|| CodegenError::internal(st.loc(i), "buffer argument without a descriptor"))
+}
+
+/// For a read or write (operands `[buffer, index or byte offset, …]`) of a word-storage
+/// buffer: the word array and the byte address; `None` for a typed buffer.
+fn word_addr(e: &mut Emitter, st: &mut FnState, i: InstId) -> R<Option<(Word, Addr)>> {
+    let bv = buffer_of(e, st, i)?;
+    if bv.repr != BufferRepr::Words {
+        return Ok(None);
+    }
+    let inst = e.m.func(st.f).inst(i);
+    let x = inst.operands[1];
+    let k =
+        e.m.value_type(st.f, x)
+            .and_then(|t| e.m.types.scalar_kind(t))
+            .ok_or_else(|| CodegenError::internal(st.loc(i), "buffer index is not a scalar"))?;
+    let xv = e_value(e, st, x)?;
+    let x32 = e.to_u32(xv, k);
+    Ok(Some((
+        bv.var,
+        match bv.elem {
+            None => Addr { id: x32, align: 1 },
+            Some(t) => {
+                let stride = e.m.types.size_of(t);
+                e.addr_scaled(x32, stride)
+            }
+        },
+    )))
+}
+
+/// Pointer to a typed buffer element (operands `[buffer, index, …]`), and the element type.
+fn buffer_ptr(e: &mut Emitter, st: &mut FnState, i: InstId) -> R<(Word, Type)> {
+    let bv = buffer_of(e, st, i)?;
+    let elem = bv
+        .elem
+        .ok_or_else(|| CodegenError::internal(st.loc(i), "byte buffer without word storage"))?;
+    let inst = e.m.func(st.f).inst(i);
     let idx = e_value(e, st, inst.operands[1])?;
-    let laid = e.laid(bv.elem);
+    let laid = e.laid(elem);
     let pt = e.ptr_ty(StorageClass::StorageBuffer, laid);
     let zero = e.const_u32(0);
     let mut ops = vec![
@@ -249,7 +330,77 @@ fn buffer_ptr(e: &mut Emitter, st: &mut FnState, i: InstId) -> R<(Word, Type)> {
     if bv.wrapped {
         ops.push(Operand::IdRef(zero));
     }
-    Ok((e.op(Op::AccessChain, pt, ops), bv.elem))
+    Ok((e.op(Op::AccessChain, pt, ops), elem))
+}
+
+/// The byte address of an atomic's access walk `[index, path…]` into a word-storage
+/// buffer whose element type is `elem`.
+fn word_walk(e: &mut Emitter, st: &mut FnState, elem: Type, idx: &[Value]) -> R<Addr> {
+    let m = e.m;
+    let index_u32 = |e: &mut Emitter, st: &mut FnState, v: Value| -> R<Word> {
+        let k = m
+            .value_type(st.f, v)
+            .and_then(|t| m.types.scalar_kind(t))
+            .ok_or_else(|| CodegenError::internal(xir_ir_loc(st), "index is not a scalar"))?;
+        let x = e_value(e, st, v)?;
+        Ok(e.to_u32(x, k))
+    };
+    let first = index_u32(e, st, idx[0])?;
+    let mut a = e.addr_scaled(first, m.types.size_of(elem));
+    let mut ty = elem;
+    for &v in &idx[1..] {
+        match m.types.get(ty).clone() {
+            TypeData::Struct { members, .. } => {
+                let (k, mt) = struct_member(m, st, &members, v)?;
+                let off = m.types.struct_offsets(ty)[k];
+                a = e.addr_plus(a, off);
+                ty = mt;
+            }
+            TypeData::Array { elem, .. } | TypeData::Vector { elem, .. } => {
+                let x = index_u32(e, st, v)?;
+                a = e.addr_index(a, x, m.types.size_of(elem));
+                ty = elem;
+            }
+            TypeData::Matrix { elem, n } => {
+                let x = index_u32(e, st, v)?;
+                let (col, _) = xir_ir::types::vector_layout(m.types.size_of(elem), n);
+                a = e.addr_index(a, x, col);
+                ty = matrix_column(m, elem, n);
+            }
+            _ => return Err(index_into_scalar(st)),
+        }
+    }
+    Ok(a)
+}
+
+/// The member number and type a constant structure index selects.
+fn struct_member(m: &xir_ir::Module, st: &FnState, members: &[Type], v: Value) -> R<(usize, Type)> {
+    let k = struct_index(m, st, v)?;
+    match members.get(k) {
+        Some(&mt) => Ok((k, mt)),
+        None => Err(CodegenError::internal(
+            xir_ir_loc(st),
+            "structure index out of range",
+        )),
+    }
+}
+
+/// The member number of a constant structure index.
+fn struct_index(m: &xir_ir::Module, st: &FnState, v: Value) -> R<usize> {
+    let c = v.as_const().and_then(|c| {
+        xir_ir::constant::read_scalar(
+            m.types.scalar_kind(m.constants[c].ty)?,
+            &m.constants[c].bytes,
+        )
+    });
+    match c {
+        Some(xir_ir::constant::ScalarValue::Int(k)) if k >= 0 => Ok(k as usize),
+        Some(xir_ir::constant::ScalarValue::UInt(k)) => Ok(k as usize),
+        _ => Err(CodegenError::internal(
+            xir_ir_loc(st),
+            "structure index is not a constant",
+        )),
+    }
 }
 
 fn emit_atomic(e: &mut Emitter, st: &mut FnState, i: InstId, op: AtomicOp) -> R<()> {
@@ -271,6 +422,18 @@ fn emit_atomic(e: &mut Emitter, st: &mut FnState, i: InstId, op: AtomicOp) -> R<
             let bv = e.buffers.get(&a).cloned().ok_or_else(|| {
                 CodegenError::internal(st.loc(i), "atomic on a buffer without a descriptor")
             })?;
+            let elem = bv.elem.ok_or_else(|| {
+                CodegenError::internal(st.loc(i), "atomic on a byte buffer reached emission")
+            })?;
+            if bv.repr == BufferRepr::Words {
+                let addr = word_walk(e, st, elem, idx)?;
+                let mut vals = Vec::new();
+                for &v in &inst.operands[n - nvals..] {
+                    vals.push(e_value(e, st, v)?);
+                }
+                let id = st.values[&Value::Inst(i)];
+                return super::words::word_atomic(e, st, (i, id), (op, k), (bv.var, addr), &vals);
+            }
             let first = e_value(e, st, idx[0])?;
             let zero = e.const_u32(0);
             let mut ops = vec![
@@ -281,7 +444,7 @@ fn emit_atomic(e: &mut Emitter, st: &mut FnState, i: InstId, op: AtomicOp) -> R<
             if bv.wrapped {
                 ops.push(Operand::IdRef(zero));
             }
-            let rest = aggregate_indices(e, st, bv.elem, &idx[1..])?;
+            let rest = aggregate_indices(e, st, elem, &idx[1..])?;
             ops.extend(rest.into_iter().map(Operand::IdRef));
             let pt = e.ptr_ty(StorageClass::StorageBuffer, t);
             (e.op(Op::AccessChain, pt, ops), 1u32)

@@ -8,9 +8,10 @@ mod cfg;
 mod group;
 mod mem;
 mod types;
+mod words;
 
 use crate::error::{CodegenError, Loc};
-use crate::plan::Usage;
+use crate::plan::{BufferRepr, Usage};
 use crate::reflect::{ArgReflection, Reflection};
 use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
 use rspirv::spirv::{
@@ -26,14 +27,21 @@ use xir_ir::{
 
 pub(crate) type R<T> = Result<T, CodegenError>;
 
+/// Id operands.
+pub(crate) fn ids(v: &[Word]) -> Vec<Operand> {
+    v.iter().map(|&x| Operand::IdRef(x)).collect()
+}
+
 /// One kernel buffer argument's declaration.
 #[derive(Clone, Debug)]
 pub(crate) struct BufferVar {
     pub var: Word,
-    /// Element type (XIR).
-    pub elem: Type,
+    /// Element type (XIR); `None` for a byte buffer.
+    pub elem: Option<Type>,
     /// Whether the element is wrapped in a one-member struct (matrices need MatrixStride).
     pub wrapped: bool,
+    /// Typed SSBO or uint32 words.
+    pub repr: BufferRepr,
 }
 
 /// The whole module under construction.
@@ -107,6 +115,11 @@ impl<'m> Emitter<'m> {
             kernel_id_member: 0,
             shared: FxHashMap::default(),
         }
+    }
+
+    /// Whether the module declares scalar type `k`.
+    fn has_scalar(&self, k: ScalarKind) -> bool {
+        self.scalars.contains_key(&k)
     }
 
     pub(crate) fn cap(&mut self, c: Capability) {
@@ -228,6 +241,7 @@ impl<'m> Emitter<'m> {
 fn declare_descriptors(
     e: &mut Emitter,
     usage: &FxHashMap<(FuncId, ArgId), Usage>,
+    reprs: &FxHashMap<ArgId, BufferRepr>,
 ) -> R<Vec<ArgReflection>> {
     let m = e.m;
     let k = e.kernel;
@@ -260,6 +274,7 @@ fn declare_descriptors(
                     usage: "read",
                     role: "argument_block",
                     element_stride: None,
+                    storage: None,
                 });
                 offset += m.types.size_of(arg.ty);
             }
@@ -361,55 +376,50 @@ fn declare_descriptors(
         .any(|(_, a)| usage.get(&(k, *a)).is_some_and(|u| u.write));
     let aliased = buffer_args.len() > 1;
     let mut block_types: FxHashMap<Type, (Word, bool)> = FxHashMap::default();
+    let mut word_block: Option<Word> = None;
     for (binding, (index, a)) in buffer_args.iter().enumerate() {
         let arg = &func.args[*a];
-        let TypeData::Buffer { elem: Some(elem) } = *m.types.get(arg.ty) else {
+        let TypeData::Buffer { elem } = *m.types.get(arg.ty) else {
             return Err(CodegenError::user(vec![crate::error::Located::new(
                 Loc::Arg(k, *a),
-                "only typed buffers are supported as kernel resources",
+                "only buffers are supported as kernel resources",
             )]));
         };
+        let repr = reprs.get(a).copied().unwrap_or(BufferRepr::Words);
         let u = usage.get(&(k, *a)).copied().unwrap_or_default();
-        let (st, wrapped) = match block_types.get(&elem) {
-            Some(&x) => x,
-            None => {
-                let wrapped = e.is_matrixish(elem);
-                let laid = e.laid(elem);
-                let el = if wrapped {
-                    let w = e.b.id();
-                    e.b.module_mut().types_global_values.push(Instruction::new(
-                        Op::TypeStruct,
-                        None,
-                        Some(w),
-                        vec![Operand::IdRef(laid)],
-                    ));
-                    e.b.member_decorate(w, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-                    e.decorate_matrix_member(w, 0, elem);
-                    w
-                } else {
-                    laid
-                };
-                let ra = e.b.id();
-                e.b.module_mut().types_global_values.push(Instruction::new(
-                    Op::TypeRuntimeArray,
-                    None,
-                    Some(ra),
-                    vec![Operand::IdRef(el)],
-                ));
-                let stride = m.types.size_of(elem) as u32;
-                e.b.decorate(ra, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
-                let st = e.b.id();
-                e.b.module_mut().types_global_values.push(Instruction::new(
-                    Op::TypeStruct,
-                    None,
-                    Some(st),
-                    vec![Operand::IdRef(ra)],
-                ));
-                e.b.decorate(st, Decoration::Block, []);
-                e.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-                block_types.insert(elem, (st, wrapped));
-                (st, wrapped)
-            }
+        let (st, wrapped) = match (repr, elem) {
+            (BufferRepr::Words, _) | (_, None) => match word_block {
+                Some(w) => (w, false),
+                None => {
+                    let w = e.word_block_type();
+                    word_block = Some(w);
+                    (w, false)
+                }
+            },
+            (BufferRepr::Typed, Some(elem)) => match block_types.get(&elem) {
+                Some(&x) => x,
+                None => {
+                    let wrapped = e.is_matrixish(elem);
+                    let laid = e.laid(elem);
+                    let el = if wrapped {
+                        let w = e.b.id();
+                        e.b.module_mut().types_global_values.push(Instruction::new(
+                            Op::TypeStruct,
+                            None,
+                            Some(w),
+                            vec![Operand::IdRef(laid)],
+                        ));
+                        e.b.member_decorate(w, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+                        e.decorate_matrix_member(w, 0, elem);
+                        w
+                    } else {
+                        laid
+                    };
+                    let st = e.runtime_block(el, m.types.size_of(elem) as u32);
+                    block_types.insert(elem, (st, wrapped));
+                    (st, wrapped)
+                }
+            },
         };
         let pt = e.ptr_ty(StorageClass::StorageBuffer, st);
         let var = e.b.id();
@@ -436,7 +446,15 @@ fn declare_descriptors(
         }
         e.name_from(var, &arg.metadata);
         e.interface.push(var);
-        e.buffers.insert(*a, BufferVar { var, elem, wrapped });
+        e.buffers.insert(
+            *a,
+            BufferVar {
+                var,
+                elem,
+                wrapped,
+                repr,
+            },
+        );
         refl.push(ArgReflection {
             index: *index,
             kind: "resource",
@@ -446,7 +464,11 @@ fn declare_descriptors(
             binding: Some(binding as u32 + 1),
             usage: u.name(),
             role: "storage_buffer",
-            element_stride: Some(m.types.size_of(elem)),
+            element_stride: Some(elem.map_or(1, |t| m.types.size_of(t))),
+            storage: Some(match repr {
+                BufferRepr::Typed => "typed",
+                BufferRepr::Words => "words",
+            }),
         });
     }
     refl.sort_by_key(|r| r.index);
@@ -461,10 +483,11 @@ pub(crate) fn emit_kernel(
     kernel: FuncId,
     graph: &[FuncId],
     usage: &FxHashMap<(FuncId, ArgId), Usage>,
+    reprs: &FxHashMap<ArgId, BufferRepr>,
 ) -> R<(Vec<u32>, Reflection)> {
     let mut e = Emitter::new(m, kernel);
     e.cap(Capability::Shader);
-    let args = declare_descriptors(&mut e, usage)?;
+    let args = declare_descriptors(&mut e, usage, reprs)?;
     for &f in graph {
         let id = e.b.id();
         e.func_ids.insert(f, id);
@@ -477,6 +500,19 @@ pub(crate) fn emit_kernel(
     e.b.entry_point(ExecutionModel::GLCompute, kid, "main", interface);
     let bs = e.block_size;
     e.b.execution_mode(kid, ExecutionMode::LocalSize, bs.to_vec());
+    // XIR keeps the sign of zero, infinities and NaNs (docs/semantics.md); without
+    // SignedZeroInfNanPreserve Vulkan lets a driver ignore them (lavapipe folds
+    // fma(0, 0, -0) to -0). One mode per float width the module declares.
+    for (k, bits) in [
+        (ScalarKind::F16, 16u32),
+        (ScalarKind::F32, 32),
+        (ScalarKind::F64, 64),
+    ] {
+        if e.has_scalar(k) {
+            e.cap(Capability::SignedZeroInfNanPreserve);
+            e.b.execution_mode(kid, ExecutionMode::SignedZeroInfNanPreserve, [bits]);
+        }
+    }
     e.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
     let arg_block_size = {
         // The size of the argument block struct: kernel_id member offset + 4, rounded to 16.

@@ -118,15 +118,7 @@ impl Emitter<'_> {
             }
             TypeData::Array { elem, len } => {
                 let e = self.logical(elem);
-                let n = self.const_u32(len as u32);
-                let id = self.b.id();
-                self.push_global(
-                    Op::TypeArray,
-                    None,
-                    id,
-                    vec![Operand::IdRef(e), Operand::IdRef(n)],
-                );
-                id
+                self.array_ty(e, len)
             }
             TypeData::Struct { members, .. } => {
                 let ms: Vec<Operand> = members
@@ -141,6 +133,53 @@ impl Emitter<'_> {
         };
         self.logical_types.insert(t, id);
         id
+    }
+
+    /// A new `OpTypeArray` of `len` `elem`s (logical and laid-out arrays are distinct
+    /// types: only the latter carry ArrayStride).
+    fn array_ty(&mut self, elem: Word, len: u64) -> Word {
+        let n = self.const_u32(len as u32);
+        self.new_type(Op::TypeArray, vec![Operand::IdRef(elem), Operand::IdRef(n)])
+    }
+
+    /// A new (never deduplicated) type declaration.
+    fn new_type(&mut self, op: Op, ops: Vec<Operand>) -> Word {
+        let id = self.b.id();
+        self.push_global(op, None, id, ops);
+        id
+    }
+
+    /// `struct { uint data[]; }` (Block, ArrayStride 4): the word-storage ABI's buffer.
+    pub(crate) fn word_block_type(&mut self) -> Word {
+        let u = self.u32_ty();
+        let st = self.runtime_block(u, 4);
+        self.b.name(st, "WordStorage");
+        st
+    }
+
+    /// A `Block` struct whose one member (Offset 0) is a runtime array of `elem` with
+    /// ArrayStride `stride`: the type of a storage-buffer descriptor.
+    pub(crate) fn runtime_block(&mut self, elem: Word, stride: u32) -> Word {
+        let ra = self.new_type(Op::TypeRuntimeArray, vec![Operand::IdRef(elem)]);
+        self.b
+            .decorate(ra, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
+        let st = self.new_type(Op::TypeStruct, vec![Operand::IdRef(ra)]);
+        self.b.decorate(st, Decoration::Block, []);
+        self.b
+            .member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        st
+    }
+
+    /// `OpLoopMerge merge continue None`.
+    pub(crate) fn loop_merge(&mut self, merge: Word, cont: Word) {
+        self.op_void(
+            Op::LoopMerge,
+            vec![
+                Operand::IdRef(merge),
+                Operand::IdRef(cont),
+                Operand::LoopControl(rspirv::spirv::LoopControl::NONE),
+            ],
+        );
     }
 
     /// Whether logical and laid-out representations differ (arrays and structures).
@@ -173,14 +212,7 @@ impl Emitter<'_> {
         let id = match self.m.types.get(t).clone() {
             TypeData::Array { elem, len } => {
                 let e = self.laid(elem);
-                let n = self.const_u32(len as u32);
-                let id = self.b.id();
-                self.push_global(
-                    Op::TypeArray,
-                    None,
-                    id,
-                    vec![Operand::IdRef(e), Operand::IdRef(n)],
-                );
+                let id = self.array_ty(e, len);
                 let stride = self.m.types.size_of(elem) as u32;
                 self.b
                     .decorate(id, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);

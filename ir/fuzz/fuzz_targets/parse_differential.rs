@@ -4,11 +4,11 @@
 //! the fast reader gives up). Any divergence, or a panic in either reader, is a crash.
 //!
 //! `cd ir/fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run parse_differential`; the check is
-//! `ir/tests/diff_common/mod.rs`, shared with `cargo test -p xir-ir --test
+//! `tools/testgen/tests/diff_common/mod.rs`, shared with `cargo test -p xir-testgen --test
 //! parse_differential`, which also replays this target's committed corpus.
 #![no_main]
 
-#[path = "../../tests/diff_common/mod.rs"]
+#[path = "../../../tools/testgen/tests/diff_common/mod.rs"]
 mod diff_common;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

@@ -27,8 +27,6 @@ pub mod canonical;
 mod lex;
 mod lower;
 pub(crate) mod records;
-#[doc(hidden)]
-pub mod samples;
 mod text_read;
 mod text_write;
 pub mod typedesc;
@@ -38,7 +36,7 @@ use crate::module::Module;
 use crate::source_map::SourceMap;
 
 pub use bitcode_read::read_bitcode;
-pub use bitcode_write::{write_bitcode, write_bitcode_text_envelope};
+pub use bitcode_write::{fnv1a64, write_bitcode, write_bitcode_text_envelope};
 pub use text_read::read_interchange_text;
 pub use text_write::write_interchange_text;
 
@@ -166,10 +164,3 @@ pub(crate) fn verify_for_interchange(m: &Module, sm: Option<&SourceMap>) -> Vec<
         .filter(|d| d.severity == Severity::Error)
         .collect()
 }
-
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod tests_corpus;
-#[cfg(test)]
-mod tests_units;

@@ -464,3 +464,35 @@ pub(crate) fn valid_md_name(s: &[u8]) -> bool {
 
 /// Mask of the defined curve-basis bits.
 pub(crate) const CURVE_BASIS_MASK: u64 = 0b1111;
+
+#[cfg(test)]
+mod tests {
+    use super::{decode_case_label, encode_case_label};
+    use crate::types::ScalarKind as K;
+
+    #[test]
+    fn case_labels_are_signed_at_selector_width() {
+        assert_eq!(encode_case_label(K::I8, 0xff), -1);
+        assert_eq!(encode_case_label(K::I16, 0x8000), -32768);
+        assert_eq!(encode_case_label(K::I32, 0xffff_fffe), -2);
+        assert_eq!(encode_case_label(K::U32, 0xffff_fffe), 0xffff_fffe);
+        assert_eq!(encode_case_label(K::U64, u64::MAX), -1);
+        assert_eq!(decode_case_label(K::I32, -2), Some(0xffff_fffe));
+        assert_eq!(decode_case_label(K::I8, 128), None);
+        assert_eq!(decode_case_label(K::U8, -1), None);
+        assert_eq!(decode_case_label(K::U16, 65536), None);
+        assert_eq!(decode_case_label(K::Bool, 2), None);
+        assert_eq!(decode_case_label(K::U64, -1), Some(u64::MAX));
+        assert_eq!(decode_case_label(K::F32, 0), None);
+        for k in [K::I8, K::U8, K::I16, K::U16, K::I32, K::U32, K::I64, K::U64] {
+            for v in [0u64, 1, 0x7f, 0x80, 0xff] {
+                let v = v & if k.size() == 8 {
+                    u64::MAX
+                } else {
+                    (1 << (8 * k.size())) - 1
+                };
+                assert_eq!(decode_case_label(k, encode_case_label(k, v)), Some(v));
+            }
+        }
+    }
+}

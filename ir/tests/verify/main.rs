@@ -1,8 +1,8 @@
-//! Verifier tests: one positive and one negative case per rule, the six options,
-//! robustness against malformed modules, and the random valid-module generator.
+//! Verifier tests: one positive and one negative case per rule, the six options and
+//! robustness against malformed modules. The tests over generated modules live in
+//! xir-testgen (`verify_generator`, `verify_mutated`).
 
 mod arith;
-mod generator;
 mod options;
 mod robustness;
 mod ssa;

@@ -21,7 +21,7 @@ fn bodies(m: &Module) -> Vec<FuncId> {
 
 #[test]
 fn dependencies_come_from_the_cache_and_invalidation_is_per_function() {
-    let m = xir_ir::testgen::generate_module(7, &Default::default());
+    let m = xir_testgen::generate_module(7, &Default::default());
     let fs = bodies(&m);
     assert!(fs.len() >= 2, "the generated module has several bodies");
     let (f, g) = (fs[0], fs[1]);
@@ -132,12 +132,12 @@ fn no_pass_leaves_a_stale_analysis() {
         ConstFold,
         PhiCleanup,
     ];
-    let cfg = xir_ir::testgen::GenConfig::default();
+    let cfg = xir_testgen::GenConfig::default();
     let mut modules: Vec<(String, Module)> = (0..40)
         .map(|s| {
             (
                 format!("testgen seed {s}"),
-                xir_ir::testgen::generate_module(s, &cfg),
+                xir_testgen::generate_module(s, &cfg),
             )
         })
         .collect();

@@ -16,8 +16,8 @@ use crate::transform::restructure_cfg::RestructureCfg;
 use crate::{PerFunction, form::FormSummary};
 use xir_ir::Module;
 use xir_ir::inst::InstKind;
-use xir_ir::structural_eq::structural_diff;
 use xir_ir::verify::{VerifyOptions, verify_module};
+use xir_testgen::structural_diff;
 
 fn verified(m: &Module, opts: &VerifyOptions, what: &str) {
     let d = verify_module(m, opts, None);
@@ -209,9 +209,9 @@ fn corpus_modules_round_trip() {
 #[test]
 fn generated_modules_round_trip() {
     let mut c = Counts::default();
-    let cfg = xir_ir::testgen::GenConfig::default();
+    let cfg = xir_testgen::GenConfig::default();
     for seed in 0..seeds(40) {
-        let m = xir_ir::testgen::generate_module(seed, &cfg);
+        let m = xir_testgen::generate_module(seed, &cfg);
         round_trip(&m, &format!("testgen seed {seed}"), &mut c);
     }
     eprintln!("testgen round trip: {c:?}");

@@ -13,7 +13,7 @@ use crate::Changed;
 use crate::direct::DirectPass;
 use crate::pipeline::fingerprint::cfg_fingerprint;
 use ArithmeticOp as A;
-use xir_ir::structural_eq::structural_diff;
+use xir_testgen::structural_diff;
 
 struct Rng(u64);
 
@@ -397,9 +397,9 @@ fn testgen_modules_stay_valid_and_passes_are_idempotent() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(30);
-    let cfg = xir_ir::testgen::GenConfig::default();
+    let cfg = xir_testgen::GenConfig::default();
     for seed in 0..seeds {
-        let m0 = xir_ir::testgen::generate_module(seed, &cfg);
+        let m0 = xir_testgen::generate_module(seed, &cfg);
         for (name, p) in &all {
             let mut m = m0.clone();
             run_pass(&mut m, p.as_ref(), name, seed);

@@ -93,7 +93,7 @@ struct Site {
 }
 
 /// Whether `v` is an lvalue of a ray-query object type.
-fn is_query_object(m: &Module, f: FuncId, v: Value) -> bool {
+pub(crate) fn is_query_object(m: &Module, f: FuncId, v: Value) -> bool {
     let func = m.func(f);
     let lvalue = match v {
         Value::Inst(i) => matches!(func.inst(i).kind, InstKind::Alloca(_) | InstKind::Gep),
@@ -368,7 +368,8 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
     func.remove_block(site.dispatch);
 }
 
-fn label(m: &Module, f: FuncId, b: BlockId) -> String {
+/// The printed label of block `b` of function `f`, for messages.
+pub(crate) fn label(m: &Module, f: FuncId, b: BlockId) -> String {
     printed_block_labels(m, f, &[b])
         .pop()
         .flatten()

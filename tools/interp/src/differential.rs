@@ -14,7 +14,7 @@ use crate::exec::{ArgValue, Finished, RunConfig, Schedule};
 use crate::layout::{layout, read_scalar};
 use crate::scalar::format_lane;
 use crate::{Fault, FaultKind};
-use xir_ir::testgen::Rng;
+use xir_ir::rng::Rng;
 use xir_ir::{ArgKind, FuncId, FunctionKind, Module, ScalarKind, TypeData};
 
 /// Default step limit of one differential run (all threads together).

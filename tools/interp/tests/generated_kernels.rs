@@ -4,7 +4,7 @@
 
 use xir_interp::differential::{Outcome, first_difference, generate_inputs, kernels, run_kernel};
 use xir_interp::{RunConfig, Schedule};
-use xir_ir::testgen::{ExecConfig, generate_exec_kernel};
+use xir_testgen::{ExecConfig, generate_exec_kernel};
 
 #[test]
 fn generated_kernels_are_defined_on_every_generated_input() {

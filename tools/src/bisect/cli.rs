@@ -48,7 +48,7 @@ and counts as 'cannot tell' (status 5), or as bad with --on-timeout=bad.
     max_term_width = 100,
     after_help = EXIT_CODES,
     group(ArgGroup::new("predicate").required(true).args(
-        ["check_file", "crash", "refusal", "verifier", "any_failure", "semantics", "spirv_val", "cmd", "lit"]
+        ["check_file", "crash", "refusal", "verifier", "any_failure", "semantics", "engines_differ", "spirv_val", "cmd", "lit"]
     ))
 )]
 pub struct BisectCli {

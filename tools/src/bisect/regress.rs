@@ -130,6 +130,9 @@ pub fn render(spec: &TestSpec<'_>) -> Result<String, String> {
         Predicate::Semantics { runs } => {
             run_lines.push(format!("{opt} --check-semantics={runs}"));
         }
+        Predicate::EnginesDiffer { .. } => {
+            return Err("--engines-differ has no RUN-line form yet: reduce the module with `xir-reduce --engines-differ` and commit it as an exec kernel with its oracle".into());
+        }
         Predicate::SpirvVal { args, .. } => {
             requires.push("spirv-tools");
             run_lines.push(format!("{opt} -o %t.spv"));

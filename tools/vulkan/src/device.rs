@@ -66,7 +66,10 @@ fn candidates(inst: &Instance) -> Result<Vec<Candidate>, Error> {
         let base = unsafe { inst.raw.get_physical_device_properties(pd) };
         let mut v12 = vk::PhysicalDeviceVulkan12Properties::default();
         let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
-        let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut sub);
+        let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
+        let mut p2 = vk::PhysicalDeviceProperties2::default()
+            .push_next(&mut sub)
+            .push_next(&mut fc);
         if base.api_version >= vk::API_VERSION_1_2 {
             p2 = p2.push_next(&mut v12);
         }
@@ -162,7 +165,10 @@ fn check(inst: &Instance, c: &Candidate, k: &Kernel<'_>) -> Result<Chosen, Strin
     let core = f2.features;
     let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
     let mut ssc_p = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
-    let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut sub);
+    let mut fc = vk::PhysicalDeviceFloatControlsProperties::default();
+    let mut p2 = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut sub)
+        .push_next(&mut fc);
     if ssc_available {
         p2 = p2.push_next(&mut ssc_p);
     }
@@ -179,6 +185,11 @@ fn check(inst: &Instance, c: &Candidate, k: &Kernel<'_>) -> Result<Chosen, Strin
         float_atomics2: has_float2.then_some(fa2),
         subgroup_ops: sub.supported_operations,
         subgroup_stages: sub.supported_stages,
+        signed_zero_inf_nan: [
+            fc.shader_signed_zero_inf_nan_preserve_float16 == vk::TRUE,
+            fc.shader_signed_zero_inf_nan_preserve_float32 == vk::TRUE,
+            fc.shader_signed_zero_inf_nan_preserve_float64 == vk::TRUE,
+        ],
     };
     reported.v11.p_next = std::ptr::null_mut();
     reported.v12.p_next = std::ptr::null_mut();
@@ -193,6 +204,7 @@ fn check(inst: &Instance, c: &Candidate, k: &Kernel<'_>) -> Result<Chosen, Strin
     for name in k.features {
         features::require(name, &reported, &mut enable)?;
     }
+    features::require_float_controls(k.features, &reported)?;
     features::enable_float_exchange(&reported, &mut enable);
 
     // Subgroup size: the natural one, or one subgroup size control can require.

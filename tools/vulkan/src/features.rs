@@ -36,6 +36,27 @@ pub struct Reported {
     pub float_atomics2: Option<vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT<'static>>,
     pub subgroup_ops: vk::SubgroupFeatureFlags,
     pub subgroup_stages: vk::ShaderStageFlags,
+    /// shaderSignedZeroInfNanPreserveFloat16/32/64 (Vulkan 1.2 float controls).
+    pub signed_zero_inf_nan: [bool; 3],
+}
+
+/// `signed_zero_inf_nan_preserve` for the float widths of `features` (f32 always).
+pub fn require_float_controls(features: &[String], dev: &Reported) -> Result<(), String> {
+    if !features.iter().any(|f| f == "signed_zero_inf_nan_preserve") {
+        return Ok(());
+    }
+    for (i, (width, with)) in [(16, "shader_float16"), (32, ""), (64, "shader_float64")]
+        .into_iter()
+        .enumerate()
+    {
+        let used = with.is_empty() || features.iter().any(|f| f == with);
+        if used && !dev.signed_zero_inf_nan[i] {
+            return Err(format!(
+                "the device lacks shaderSignedZeroInfNanPreserveFloat{width} (needed for signed_zero_inf_nan_preserve)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// What to enable on the logical device.
@@ -69,6 +90,8 @@ pub fn require(name: &str, dev: &Reported, en: &mut Enable) -> Result<(), String
         Ok(())
     };
     match name {
+        // A property, checked by `require_float_controls`; nothing to enable.
+        "signed_zero_inf_nan_preserve" => {}
         "shader_float64" if on(dev.core.shader_float64) => en.core.shader_float64 = vk::TRUE,
         "shader_float64" => return lacks("shaderFloat64"),
         "shader_int64" if on(dev.core.shader_int64) => en.core.shader_int64 = vk::TRUE,

@@ -21,7 +21,7 @@
 use xir_interp::differential::{first_difference, generate_inputs, kernels};
 use xir_interp::spec::{self, FloatFormat};
 use xir_interp::{ArgValue, FaultKind, RunConfig, Schedule};
-use xir_ir::testgen::{ExecConfig, generate_exec_kernel};
+use xir_testgen::{ExecConfig, generate_exec_kernel};
 
 /// The property (panics on a violation).
 pub fn check(data: &[u8]) {

@@ -1,0 +1,860 @@
+//! The executable mode of the generator: random compute kernels that a reference
+//! interpreter can run without undefined behaviour, for differential testing of passes
+//! (`xir-opt --check-semantics`, the pass property test).
+//!
+//! [`generate_exec_kernel`] builds one kernel (plus the callables it calls) from a seed.
+//! Defined-ness holds *by construction*, for every input of the buffer sizes the
+//! kernel's dispatch implies ([`ExecKernel::dispatch`], an even number of threads: two
+//! blocks):
+//!
+//! * buffers are indexed with the dispatch id `i` or `i ^ 1` (in bounds for an even
+//!   dispatch), atomics with `i & 3`, shared arrays with the thread id or `t ^ 1`, local
+//!   arrays with `x & (len - 1)`;
+//! * integer divisors are `(d & 255) | 1` (non-zero, positive: no `INT_MIN / -1`),
+//!   shift amounts are masked to `width - 1`; floats use only ops defined on every input
+//!   (`+ - * /`, negation, `abs`, `floor`, `ceil`, comparisons, `select`: NaN and ∞
+//!   propagate, nothing is undefined) and are never converted to integers;
+//! * every local is stored right after its `alloca`; loops count a local from 0 to a
+//!   bound below 8 and `continue` goes through the increment; no value is undefined;
+//! * each thread writes only its own output element; atomics use one commutative op per
+//!   kernel and their old values are not used; shared memory is written once, read after
+//!   `synchronize_block` at the top level (uniform control flow), never written again.
+//!
+//! Bodies mix integer (`i32`, `u32`) and `f32` arithmetic, casts, locals, local arrays
+//! and structs, calls with value and reference arguments, and nested structured `if`,
+//! `switch`, `loop` and `simple_loop` with `break`/`continue`.
+
+use super::Rng;
+use xir_ir::function::{ArgKind, Function, FunctionKind};
+use xir_ir::inst::{InstData, InstId, InstKind};
+use xir_ir::module::Module;
+use xir_ir::op::{
+    AllocaOp, ArithmeticOp as A, AtomicOp, BindlessAccess, CastOp, ResourceReadOp, ResourceWriteOp,
+    ThreadGroupOp,
+};
+use xir_ir::types::{ScalarKind as K, Type, TypeData};
+use xir_ir::value::{BlockId, FuncId, SpecialRegister, Value};
+
+/// Knobs for [`generate_exec_kernel`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecConfig {
+    /// Maximum nesting depth of control-flow constructs.
+    pub max_depth: u32,
+    /// Maximum statements per region.
+    pub max_stmts: u32,
+    /// Maximum number of callables.
+    pub max_callables: u32,
+}
+
+impl Default for ExecConfig {
+    fn default() -> Self {
+        Self {
+            max_depth: 3,
+            max_stmts: 6,
+            max_callables: 2,
+        }
+    }
+}
+
+/// A generated kernel and the dispatch its defined-ness argument assumes.
+#[derive(Clone, Debug)]
+pub struct ExecKernel {
+    /// The module (one kernel, maybe callables).
+    pub module: Module,
+    /// Threads per axis (two blocks along x).
+    pub dispatch: [u32; 3],
+}
+
+/// The kernel's buffer arguments, in signature order: three inputs, three outputs, the
+/// atomic target.
+const IN_I: usize = 0;
+const IN_U: usize = 1;
+const IN_F: usize = 2;
+const OUT_I: usize = 3;
+const OUT_U: usize = 4;
+const OUT_F: usize = 5;
+const ATOM: usize = 6;
+
+/// Generates an executable, UB-free kernel from `seed` (deterministic).
+pub fn generate_exec_kernel(seed: u64, cfg: &ExecConfig) -> ExecKernel {
+    let mut rng = Rng::new(seed ^ 0x5eed_e8ec);
+    let mut m = Module::new();
+    let mut callees = Vec::new();
+    for _ in 0..rng.below(cfg.max_callables as u64 + 1) {
+        let id = callable(&mut m, &mut rng, cfg, &callees);
+        callees.push(id);
+    }
+    let bs = rng.pick(&[32u32, 64]);
+    let mut f = Function::new(
+        FunctionKind::Kernel {
+            block_size: [bs, 1, 1],
+        },
+        None,
+    );
+    let (i32t, u32t, f32t) = (m.types.i32(), m.types.u32(), m.types.f32());
+    for e in [i32t, u32t, f32t, i32t, u32t, f32t, u32t] {
+        let t = m.types.intern(TypeData::Buffer { elem: Some(e) });
+        f.add_arg(ArgKind::Resource, t);
+    }
+    let entry = f.ensure_body();
+    let mut g = Gen {
+        m: &mut m,
+        rng: &mut rng,
+        cfg,
+        f,
+        entry,
+        cur: entry,
+        vals: Vec::new(),
+        locals: Vec::new(),
+        loops: Vec::new(),
+        depth: 0,
+        callees: callees.clone(),
+    };
+    g.kernel_body(bs);
+    let f = g.f;
+    m.add_function(f);
+    ExecKernel {
+        module: m,
+        dispatch: [2 * bs, 1, 1],
+    }
+}
+
+/// `callable %f: i32 (%a: i32; %r: i32 reference; …)`: a region over its arguments that
+/// updates the reference and returns a value.
+fn callable(m: &mut Module, rng: &mut Rng, cfg: &ExecConfig, callees: &[FuncId]) -> FuncId {
+    let (i32t, u32t, f32t) = (m.types.i32(), m.types.u32(), m.types.f32());
+    let ret = rng.pick(&[i32t, u32t, f32t]);
+    let mut f = Function::new(FunctionKind::Callable, Some(ret));
+    let a = f.add_arg(ArgKind::Value, i32t);
+    let rt = rng.pick(&[i32t, u32t, f32t]);
+    let r = f.add_arg(ArgKind::Reference, rt);
+    let b = f.add_arg(ArgKind::Value, f32t);
+    let entry = f.ensure_body();
+    let sub = ExecConfig {
+        max_depth: cfg.max_depth.min(1),
+        max_stmts: cfg.max_stmts.min(4),
+        max_callables: 0,
+    };
+    let mut g = Gen {
+        m,
+        rng,
+        cfg: &sub,
+        f,
+        entry,
+        cur: entry,
+        vals: vec![(Value::Arg(a), K::I32), (Value::Arg(b), K::F32)],
+        locals: vec![(Value::Arg(r), rt)],
+        loops: Vec::new(),
+        depth: 0,
+        callees: callees.to_vec(),
+    };
+    let k = g.kind_of(rt);
+    let x = g.load(Value::Arg(r), rt);
+    g.vals.push((x, k));
+    g.region();
+    let v = g.pick_val(k);
+    g.ins(InstKind::Store, None, vec![Value::Arg(r), v]);
+    let rk = g.kind_of(ret);
+    let out = g.pick_val(rk);
+    g.ins(InstKind::Return, None, vec![out]);
+    let f = g.f;
+    m.add_function(f)
+}
+
+/// A `break`/`continue` scope: `(break target, continue target)`.
+type Scope = (BlockId, Option<BlockId>);
+
+struct Gen<'g> {
+    m: &'g mut Module,
+    rng: &'g mut Rng,
+    cfg: &'g ExecConfig,
+    f: Function,
+    entry: BlockId,
+    cur: BlockId,
+    /// Defined values dominating the insertion point, with their scalar kind.
+    vals: Vec<(Value, K)>,
+    /// Initialised locals (lvalues) and their types.
+    locals: Vec<(Value, Type)>,
+    loops: Vec<Scope>,
+    depth: u32,
+    callees: Vec<FuncId>,
+}
+
+impl Gen<'_> {
+    // ---- emission ----
+
+    fn ins(&mut self, kind: InstKind, ty: Option<Type>, ops: Vec<Value>) -> InstId {
+        self.f.append_inst(self.cur, InstData::new(kind, ty, ops))
+    }
+
+    fn val_ins(&mut self, kind: InstKind, k: K, ops: Vec<Value>) -> Value {
+        let t = self.m.types.scalar(k);
+        Value::Inst(self.ins(kind, Some(t), ops))
+    }
+
+    fn arith(&mut self, op: A, k: K, ops: Vec<Value>) -> Value {
+        self.val_ins(InstKind::Arithmetic(op), k, ops)
+    }
+
+    fn load(&mut self, ptr: Value, t: Type) -> Value {
+        Value::Inst(self.ins(InstKind::Load, Some(t), vec![ptr]))
+    }
+
+    fn kind_of(&self, t: Type) -> K {
+        self.m.types.scalar_kind(t).unwrap_or(K::I32)
+    }
+
+    fn konst(&mut self, k: K, bits: u64) -> Value {
+        let t = self.m.types.scalar(k);
+        let bytes = bits.to_le_bytes();
+        Value::Const(self.m.constant(t, &bytes[..k.size() as usize]))
+    }
+
+    fn random_const(&mut self, k: K) -> Value {
+        let bits = match k {
+            K::F32 => {
+                let xs = [0.0f32, 1.0, -1.0, 0.5, 2.0, -3.25, 100.0, 1e-3];
+                self.rng.pick(&xs).to_bits() as u64
+            }
+            K::Bool => self.rng.below(2),
+            _ => {
+                let small = self.rng.below(20) as i64 - 4;
+                let v = if self.rng.chance(15) {
+                    self.rng.next_u64() as i64
+                } else {
+                    small
+                };
+                v as u64 & 0xffff_ffff
+            }
+        };
+        self.konst(k, bits)
+    }
+
+    /// An alloca placed at the start of the entry block (so it dominates every use).
+    fn alloca(&mut self, space: AllocaOp, t: Type) -> Value {
+        let d = InstData::new(InstKind::Alloca(space), Some(t), vec![]);
+        Value::Inst(self.f.insert_inst_at(self.entry, 0, d))
+    }
+
+    /// A defined value of kind `k` (pooled, or a constant).
+    fn pick_val(&mut self, k: K) -> Value {
+        if self.rng.chance(80) {
+            let n = self.vals.len();
+            let start = self.rng.index(n.max(1));
+            for j in 0..n {
+                let (v, x) = self.vals[(start + j) % n];
+                if x == k {
+                    return v;
+                }
+            }
+        }
+        self.random_const(k)
+    }
+
+    fn any_kind(&mut self) -> K {
+        self.rng.pick(&[K::I32, K::U32, K::F32])
+    }
+
+    fn int_kind(&mut self) -> K {
+        self.rng.pick(&[K::I32, K::U32])
+    }
+
+    fn push(&mut self, v: Value, k: K) {
+        self.vals.push((v, k));
+    }
+
+    // ---- the kernel ----
+
+    fn kernel_body(&mut self, bs: u32) {
+        let zero = self.konst(K::U32, 0);
+        let (did, vt) = self.special(SpecialRegister::DispatchId);
+        let _ = vt;
+        let i = self.arith(A::Extract, K::U32, vec![did, zero]);
+        let one = self.konst(K::U32, 1);
+        let j = self.arith(A::BinaryBitXor, K::U32, vec![i, one]);
+        self.push(i, K::U32);
+        for (arg, k) in [(IN_I, K::I32), (IN_U, K::U32), (IN_F, K::F32)] {
+            for idx in [i, j] {
+                if idx == j && self.rng.chance(50) {
+                    continue;
+                }
+                let b = self.arg(arg);
+                let v = self.val_ins(
+                    InstKind::ResourceRead(ResourceReadOp::BufferRead, BindlessAccess::default()),
+                    k,
+                    vec![b, idx],
+                );
+                self.push(v, k);
+            }
+        }
+        if self.rng.chance(35) {
+            self.shared_phase(bs);
+        }
+        for _ in 0..1 + self.rng.below(3) {
+            let k = self.any_kind();
+            self.new_local(k);
+        }
+        if self.rng.chance(40) {
+            self.composite_local();
+        }
+        self.region();
+        let atomic = self.rng.chance(40).then(|| {
+            self.rng.pick(&[
+                AtomicOp::FetchAdd,
+                AtomicOp::FetchXor,
+                AtomicOp::FetchMax,
+                AtomicOp::FetchMin,
+                AtomicOp::FetchOr,
+            ])
+        });
+        if let Some(op) = atomic {
+            let three = self.konst(K::U32, 3);
+            let slot = self.arith(A::BinaryBitAnd, K::U32, vec![i, three]);
+            let v = self.pick_val(K::U32);
+            let b = self.arg(ATOM);
+            self.val_ins(InstKind::Atomic(op), K::U32, vec![b, slot, v]);
+        }
+        for (arg, k) in [(OUT_I, K::I32), (OUT_U, K::U32), (OUT_F, K::F32)] {
+            let v = self.result_val(k);
+            let b = self.arg(arg);
+            self.ins(
+                InstKind::ResourceWrite(ResourceWriteOp::BufferWrite, BindlessAccess::default()),
+                None,
+                vec![b, i, v],
+            );
+        }
+        self.ins(InstKind::Return, None, vec![]);
+    }
+
+    /// The value an output gets: a combination of recent values, or a local.
+    fn result_val(&mut self, k: K) -> Value {
+        let cands: Vec<Value> = self
+            .locals
+            .iter()
+            .filter(|(_, t)| self.m.types.scalar_kind(*t) == Some(k))
+            .map(|(v, _)| *v)
+            .collect();
+        if !cands.is_empty() && self.rng.chance(60) {
+            let p = cands[self.rng.index(cands.len())];
+            let t = self.m.types.scalar(k);
+            let x = self.load(p, t);
+            let y = self.pick_val(k);
+            let op = if k == K::F32 {
+                A::BinaryAdd
+            } else {
+                A::BinaryBitXor
+            };
+            return self.arith(op, k, vec![x, y]);
+        }
+        // The latest value of this kind (the most computation behind it).
+        match self.vals.iter().rev().find(|(_, x)| *x == k) {
+            Some(&(v, _)) => v,
+            None => self.random_const(k),
+        }
+    }
+
+    fn arg(&self, k: usize) -> Value {
+        Value::Arg(self.f.arg_order[k])
+    }
+
+    fn special(&mut self, r: SpecialRegister) -> (Value, Type) {
+        let t = self.m.special_register_type(r);
+        (self.m.special(r), t)
+    }
+
+    /// `sh[t] = v; synchronize_block; w = sh[t ^ 1]` at the top level.
+    fn shared_phase(&mut self, bs: u32) {
+        let u = self.m.types.u32();
+        let at = self.m.types.intern(TypeData::Array {
+            elem: u,
+            len: bs as u64,
+        });
+        let sh = self.alloca(AllocaOp::Shared, at);
+        let zero = self.konst(K::U32, 0);
+        let (tid, _) = self.special(SpecialRegister::ThreadId);
+        let t = self.arith(A::Extract, K::U32, vec![tid, zero]);
+        let slot = Value::Inst(self.ins(InstKind::Gep, Some(u), vec![sh, t]));
+        let v = self.pick_val(K::U32);
+        self.ins(InstKind::Store, None, vec![slot, v]);
+        self.ins(
+            InstKind::ThreadGroup(ThreadGroupOp::SynchronizeBlock),
+            None,
+            vec![],
+        );
+        let one = self.konst(K::U32, 1);
+        let o = self.arith(A::BinaryBitXor, K::U32, vec![t, one]);
+        let oslot = Value::Inst(self.ins(InstKind::Gep, Some(u), vec![sh, o]));
+        let w = self.load(oslot, u);
+        self.push(w, K::U32);
+    }
+
+    fn new_local(&mut self, k: K) -> Value {
+        let t = self.m.types.scalar(k);
+        let p = self.alloca(AllocaOp::Local, t);
+        let v = self.pick_val(k);
+        self.ins(InstKind::Store, None, vec![p, v]);
+        self.locals.push((p, t));
+        p
+    }
+
+    /// A local `array<i32, 4>` or `struct { u32, f32 }`, every element stored; later
+    /// statements address it with in-bounds indices.
+    fn composite_local(&mut self) {
+        let (i32t, u32t, f32t) = (self.m.types.i32(), self.m.types.u32(), self.m.types.f32());
+        if self.rng.chance(50) {
+            let at = self.m.types.intern(TypeData::Array { elem: i32t, len: 4 });
+            let p = self.alloca(AllocaOp::Local, at);
+            for e in 0..4 {
+                let idx = self.konst(K::U32, e);
+                let slot = Value::Inst(self.ins(InstKind::Gep, Some(i32t), vec![p, idx]));
+                let v = self.pick_val(K::I32);
+                self.ins(InstKind::Store, None, vec![slot, v]);
+            }
+            self.locals.push((p, at));
+        } else {
+            let st = self.m.types.intern(TypeData::Struct {
+                align: 4,
+                members: vec![u32t, f32t],
+            });
+            let p = self.alloca(AllocaOp::Local, st);
+            for (e, (t, k)) in [(u32t, K::U32), (f32t, K::F32)].into_iter().enumerate() {
+                let idx = self.konst(K::U32, e as u64);
+                let slot = Value::Inst(self.ins(InstKind::Gep, Some(t), vec![p, idx]));
+                let v = self.pick_val(k);
+                self.ins(InstKind::Store, None, vec![slot, v]);
+            }
+            self.locals.push((p, st));
+        }
+    }
+
+    // ---- statements ----
+
+    fn region(&mut self) {
+        let n = 1 + self.rng.below(self.cfg.max_stmts as u64);
+        for _ in 0..n {
+            if self.depth < self.cfg.max_depth && self.rng.chance(30) {
+                match self.rng.below(4) {
+                    0 => self.c_if(),
+                    1 => self.c_switch(),
+                    2 => self.c_loop(),
+                    _ => self.c_simple_loop(),
+                }
+            } else {
+                self.statement();
+            }
+        }
+    }
+
+    fn statement(&mut self) {
+        match self.rng.below(10) {
+            0..=4 => self.arith_stmt(),
+            5 => self.cast_stmt(),
+            6 | 7 => self.local_stmt(),
+            8 => self.call_stmt(),
+            _ => self.select_stmt(),
+        }
+    }
+
+    fn arith_stmt(&mut self) {
+        let k = self.any_kind();
+        if k == K::F32 {
+            let a = self.pick_val(k);
+            let b = self.pick_val(k);
+            let op = self.rng.pick(&[
+                A::BinaryAdd,
+                A::BinarySub,
+                A::BinaryMul,
+                A::BinaryDiv,
+                A::UnaryMinus,
+                A::Abs,
+                A::Floor,
+                A::Ceil,
+            ]);
+            let ops = if matches!(op, A::UnaryMinus | A::Abs | A::Floor | A::Ceil) {
+                vec![a]
+            } else {
+                vec![a, b]
+            };
+            let v = self.arith(op, k, ops);
+            self.push(v, k);
+            return;
+        }
+        let a = self.pick_val(k);
+        let b = self.pick_val(k);
+        let op = self.rng.pick(&[
+            A::BinaryAdd,
+            A::BinarySub,
+            A::BinaryMul,
+            A::BinaryBitAnd,
+            A::BinaryBitOr,
+            A::BinaryBitXor,
+            A::BinaryShiftLeft,
+            A::BinaryShiftRight,
+            A::BinaryDiv,
+            A::BinaryMod,
+            A::Min,
+            A::Max,
+            A::UnaryMinus,
+            A::UnaryBitNot,
+            A::BinaryMul,
+            A::BinaryAdd,
+        ]);
+        let v = match op {
+            A::UnaryMinus | A::UnaryBitNot => self.arith(op, k, vec![a]),
+            A::BinaryShiftLeft | A::BinaryShiftRight => {
+                let mask = self.konst(k, 31);
+                let s = self.arith(A::BinaryBitAnd, k, vec![b, mask]);
+                self.arith(op, k, vec![a, s])
+            }
+            A::BinaryDiv | A::BinaryMod => {
+                let d = if self.rng.chance(30) {
+                    // A constant divisor (1..=9), a shape peephole passes rewrite.
+                    let c = 1 + self.rng.below(9);
+                    self.konst(k, c)
+                } else {
+                    let m = self.konst(k, 255);
+                    let one = self.konst(k, 1);
+                    let lo = self.arith(A::BinaryBitAnd, k, vec![b, m]);
+                    self.arith(A::BinaryBitOr, k, vec![lo, one])
+                };
+                self.arith(op, k, vec![a, d])
+            }
+            _ => self.arith(op, k, vec![a, b]),
+        };
+        self.push(v, k);
+    }
+
+    fn cast_stmt(&mut self) {
+        let from = self.int_kind();
+        let to = self.rng.pick(&[K::I32, K::U32, K::F32]);
+        let v = self.pick_val(from);
+        let t = self.m.types.scalar(to);
+        let op = if to != K::F32 && self.rng.chance(40) {
+            CastOp::BitwiseCast
+        } else {
+            CastOp::StaticCast
+        };
+        let r = Value::Inst(self.ins(InstKind::Cast(op), Some(t), vec![v]));
+        self.push(r, to);
+    }
+
+    fn cond(&mut self) -> Value {
+        let k = self.any_kind();
+        let a = self.pick_val(k);
+        let b = self.pick_val(k);
+        let op = self.rng.pick(&[
+            A::BinaryLess,
+            A::BinaryGreater,
+            A::BinaryLessEqual,
+            A::BinaryEqual,
+            A::BinaryNotEqual,
+        ]);
+        self.arith(op, K::Bool, vec![a, b])
+    }
+
+    fn select_stmt(&mut self) {
+        let c = self.cond();
+        let k = self.any_kind();
+        let a = self.pick_val(k);
+        let b = self.pick_val(k);
+        let v = self.arith(A::Select, k, vec![a, b, c]);
+        self.push(v, k);
+    }
+
+    fn local_stmt(&mut self) {
+        if self.locals.is_empty() {
+            let k = self.any_kind();
+            self.new_local(k);
+            return;
+        }
+        let (p, t) = self.locals[self.rng.index(self.locals.len())];
+        let (slot, et) = match self.m.types.get(t).clone() {
+            TypeData::Array { elem, len } => {
+                let x = self.pick_val(K::U32);
+                let m = self.konst(K::U32, len - 1);
+                let idx = self.arith(A::BinaryBitAnd, K::U32, vec![x, m]);
+                (
+                    Value::Inst(self.ins(InstKind::Gep, Some(elem), vec![p, idx])),
+                    elem,
+                )
+            }
+            TypeData::Struct { members, .. } => {
+                let e = self.rng.index(members.len());
+                let idx = self.konst(K::U32, e as u64);
+                let et = members[e];
+                (
+                    Value::Inst(self.ins(InstKind::Gep, Some(et), vec![p, idx])),
+                    et,
+                )
+            }
+            _ => (p, t),
+        };
+        let k = self.kind_of(et);
+        if self.rng.chance(50) {
+            let v = self.load(slot, et);
+            self.push(v, k);
+        } else {
+            let v = self.pick_val(k);
+            self.ins(InstKind::Store, None, vec![slot, v]);
+        }
+    }
+
+    fn call_stmt(&mut self) {
+        if self.callees.is_empty() {
+            return self.arith_stmt();
+        }
+        let callee = self.callees[self.rng.index(self.callees.len())];
+        let (ret, rt) = {
+            let f = self.m.func(callee);
+            (f.ret, f.args[f.arg_order[1]].ty)
+        };
+        let rk = self.kind_of(rt);
+        // The reference argument: an existing scalar local of that type, or a new one.
+        let existing: Vec<Value> = self
+            .locals
+            .iter()
+            .filter(|(_, t)| *t == rt)
+            .map(|(v, _)| *v)
+            .collect();
+        let r = if !existing.is_empty() && self.rng.chance(70) {
+            existing[self.rng.index(existing.len())]
+        } else {
+            self.new_local(rk)
+        };
+        let a = self.pick_val(K::I32);
+        let b = self.pick_val(K::F32);
+        let v = Value::Inst(self.ins(InstKind::Call, ret, vec![Value::Func(callee), a, r, b]));
+        if let Some(t) = ret {
+            let k = self.kind_of(t);
+            self.push(v, k);
+        }
+    }
+
+    // ---- constructs ----
+
+    fn mark(&self) -> (usize, usize) {
+        (self.vals.len(), self.locals.len())
+    }
+
+    fn reset(&mut self, m: (usize, usize)) {
+        self.vals.truncate(m.0);
+        // Locals stay valid (their allocas are at entry) but may be uninitialised on
+        // paths that skipped their store: forget them too.
+        self.locals.truncate(m.1);
+    }
+
+    fn nested(&mut self) {
+        self.depth += 1;
+        self.region();
+        self.depth -= 1;
+    }
+
+    /// Ends the current block with `br to`, or inside a loop sometimes `break`/`continue`.
+    fn leave(&mut self, to: BlockId) {
+        if let Some(&(brk, cont)) = self.loops.last() {
+            if self.rng.chance(12) {
+                self.ins(InstKind::Break, None, vec![Value::Block(brk)]);
+                return;
+            }
+            if let Some(c) = cont
+                && self.rng.chance(10)
+            {
+                self.ins(InstKind::Continue, None, vec![Value::Block(c)]);
+                return;
+            }
+        }
+        self.ins(InstKind::Branch, None, vec![Value::Block(to)]);
+    }
+
+    fn c_if(&mut self) {
+        let c = self.cond();
+        let t = self.f.create_block();
+        let m = self.f.create_block();
+        let e = if self.rng.chance(30) {
+            m
+        } else {
+            self.f.create_block()
+        };
+        self.ins(
+            InstKind::If { merge: Some(m) },
+            None,
+            vec![c, Value::Block(t), Value::Block(e)],
+        );
+        let mk = self.mark();
+        for arm in [t, e] {
+            if arm == m {
+                continue;
+            }
+            self.cur = arm;
+            self.nested();
+            self.leave(m);
+            self.reset(mk);
+        }
+        self.cur = m;
+    }
+
+    fn c_switch(&mut self) {
+        let k = self.int_kind();
+        let x = self.pick_val(k);
+        let three = self.konst(k, 3);
+        let sel = self.arith(A::BinaryBitAnd, k, vec![x, three]);
+        let n = 1 + self.rng.below(3);
+        let labels: Vec<u64> = (0..n).collect();
+        let m = self.f.create_block();
+        let d = self.f.create_block();
+        let cases: Vec<BlockId> = (0..n).map(|_| self.f.create_block()).collect();
+        let mut ops = vec![sel, Value::Block(d)];
+        ops.extend(cases.iter().map(|b| Value::Block(*b)));
+        self.ins(
+            InstKind::Switch {
+                labels,
+                merge: Some(m),
+            },
+            None,
+            ops,
+        );
+        let mk = self.mark();
+        // `break` in a switch leaves the switch; `continue` still targets the loop.
+        let cont = self.loops.last().and_then(|s| s.1);
+        self.loops.push((m, cont));
+        for b in std::iter::once(d).chain(cases) {
+            self.cur = b;
+            self.nested();
+            self.leave(m);
+            self.reset(mk);
+        }
+        self.loops.pop();
+        self.cur = m;
+    }
+
+    /// A fresh loop counter (stored 0 here) and its bound (`x & 7` or a constant < 8).
+    fn counter(&mut self) -> (Value, Value) {
+        let u = self.m.types.u32();
+        let k = self.alloca(AllocaOp::Local, u);
+        let zero = self.konst(K::U32, 0);
+        self.ins(InstKind::Store, None, vec![k, zero]);
+        let bound = if self.rng.chance(40) {
+            let c = self.rng.below(6);
+            self.konst(K::U32, c)
+        } else {
+            let x = self.pick_val(K::U32);
+            let seven = self.konst(K::U32, 7);
+            self.arith(A::BinaryBitAnd, K::U32, vec![x, seven])
+        };
+        (k, bound)
+    }
+
+    fn increment(&mut self, k: Value) -> Value {
+        let u = self.m.types.u32();
+        let kv = self.load(k, u);
+        let one = self.konst(K::U32, 1);
+        let k1 = self.arith(A::BinaryAdd, K::U32, vec![kv, one]);
+        self.ins(InstKind::Store, None, vec![k, k1]);
+        k1
+    }
+
+    /// `loop prepare %p, body %b, update %u, merge %m` counting `k` from 0 to the bound.
+    fn c_loop(&mut self) {
+        let (k, bound) = self.counter();
+        let (p, body, u, m) = (
+            self.f.create_block(),
+            self.f.create_block(),
+            self.f.create_block(),
+            self.f.create_block(),
+        );
+        self.ins(
+            InstKind::Loop {
+                body: Some(body),
+                update: Some(u),
+                merge: Some(m),
+            },
+            None,
+            vec![Value::Block(p)],
+        );
+        let mk = self.mark();
+        self.cur = p;
+        let ut = self.m.types.u32();
+        let kv = self.load(k, ut);
+        let more = self.arith(A::BinaryLess, K::Bool, vec![kv, bound]);
+        self.ins(
+            InstKind::ConditionalBranch,
+            None,
+            vec![more, Value::Block(body), Value::Block(m)],
+        );
+        self.cur = body;
+        self.push(kv, K::U32);
+        self.loops.push((m, Some(u)));
+        self.nested();
+        self.leave(u);
+        self.loops.pop();
+        self.reset(mk);
+        self.cur = u;
+        self.increment(k);
+        self.ins(InstKind::Branch, None, vec![Value::Block(p)]);
+        self.cur = m;
+    }
+
+    /// `simple_loop`: body; `k += 1`; `if k >= bound { break } else { continue }`.
+    fn c_simple_loop(&mut self) {
+        let (k, bound) = self.counter();
+        let (body, m) = (self.f.create_block(), self.f.create_block());
+        self.ins(
+            InstKind::SimpleLoop { merge: Some(m) },
+            None,
+            vec![Value::Block(body)],
+        );
+        let mk = self.mark();
+        self.cur = body;
+        // No `continue` inside: it would skip the increment at the end of the body.
+        self.loops.push((m, None));
+        self.nested();
+        self.loops.pop();
+        let k1 = self.increment(k);
+        let done = self.arith(A::BinaryGreaterEqual, K::Bool, vec![k1, bound]);
+        let (t, x) = (self.f.create_block(), self.f.create_block());
+        self.ins(
+            InstKind::If { merge: Some(x) },
+            None,
+            vec![done, Value::Block(t), Value::Block(x)],
+        );
+        self.cur = t;
+        self.ins(InstKind::Break, None, vec![Value::Block(m)]);
+        self.cur = x;
+        self.ins(InstKind::Continue, None, vec![Value::Block(body)]);
+        self.reset(mk);
+        self.cur = m;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xir_ir::verify::{VerifyOptions, verify_module};
+
+    #[test]
+    fn generated_kernels_verify_and_round_trip() {
+        let mut shapes = [0usize; 4];
+        for seed in 0..300 {
+            let k = generate_exec_kernel(seed, &ExecConfig::default());
+            let diags = verify_module(&k.module, &VerifyOptions::default(), None);
+            let text = xir_ir::text::print_module(&k.module, &Default::default());
+            assert!(diags.is_empty(), "seed {seed}: {diags:?}\n{text}");
+            let (back, _) = xir_ir::text::parse_module(&text).expect("reparses");
+            assert_eq!(
+                xir_ir::text::print_module(&back, &Default::default()),
+                text,
+                "seed {seed}"
+            );
+            for (n, word) in ["switch", " loop ", "simple_loop", "call "]
+                .iter()
+                .enumerate()
+            {
+                shapes[n] += text.contains(word) as usize;
+            }
+        }
+        assert!(
+            shapes.iter().all(|&n| n > 20),
+            "construct counts {shapes:?}"
+        );
+    }
+}
