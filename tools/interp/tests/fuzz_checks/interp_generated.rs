@@ -112,13 +112,13 @@ pub fn check(data: &[u8]) {
             }
         }
     }
-    if head[11] & 1 != 0 {
-        if let (Ok(a), Ok(b)) = (&fwd, &run(Schedule::Reverse)) {
-            assert_eq!(
-                first_difference(m, kernel, a, b),
-                None,
-                "the two schedules disagree on a run both finished"
-            );
-        }
+    if head[11] & 1 != 0
+        && let (Ok(a), Ok(b)) = (&fwd, &run(Schedule::Reverse))
+    {
+        assert_eq!(
+            first_difference(m, kernel, a, b),
+            None,
+            "the two schedules disagree on a run both finished"
+        );
     }
 }
