@@ -18,9 +18,9 @@
 
 use xir_codegen::{ErrorKind, OptLevel};
 use xir_driver::pipeline::{DriverChecks, ModuleVerifier};
-use xir_testgen::{ExecConfig, GenConfig, generate_exec_kernel, generate_module};
 use xir_passes::pipeline::{Loader, RunOptions, Runner};
 use xir_passes::registry::Registry;
+use xir_testgen::{ExecConfig, GenConfig, generate_exec_kernel, generate_module};
 
 /// What one input reached.
 #[derive(Clone, Copy, Debug, Default)]
