@@ -294,7 +294,7 @@ fn validate_dialect_reports_unstructured_input() {
 }
 
 /// docs/codegen.md carries the generated dialect table between two markers; rerun with
-/// XIR_BLESS_CODEGEN_DOCS=1 to rewrite it.
+/// XIR_BLESS=1 to rewrite it.
 #[test]
 fn docs_table_is_current() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/codegen.md");
@@ -306,7 +306,7 @@ fn docs_table_is_current() {
     let a = doc.find(begin).expect("begin marker") + begin.len();
     let b = doc.find(end).expect("end marker");
     let table = xir_codegen::dialect::table_markdown();
-    if std::env::var_os("XIR_BLESS_CODEGEN_DOCS").is_some() {
+    if std::env::var_os("XIR_BLESS").is_some() {
         let new = format!("{}{}{}", &doc[..a], table, &doc[b..]);
         std::fs::write(path, new).unwrap();
         return;
@@ -314,6 +314,6 @@ fn docs_table_is_current() {
     assert_eq!(
         &doc[a..b],
         table,
-        "docs/codegen.md is stale: XIR_BLESS_CODEGEN_DOCS=1 cargo test -p xir-codegen --test compile"
+        "docs/codegen.md is stale: XIR_BLESS=1 cargo test -p xir-codegen --test compile"
     );
 }

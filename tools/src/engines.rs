@@ -103,3 +103,57 @@ fn failure_text(kernel: &str, e: VulkanFailure) -> String {
         VulkanFailure::Internal(s) => format!("binding {kernel} failed: {s}"),
     }
 }
+
+/// Brings a generated module into the backend's dialect: `spirv-final` with
+/// `optimize=false`, the verifier after every pass.
+pub fn spirv_final(m: &mut Module) -> Result<(), String> {
+    xir_driver::pipeline::run_spirv_final(m, false)
+}
+
+/// Totals of [`differential`].
+#[derive(Clone, Debug, Default)]
+pub struct DiffReport {
+    /// Kernels generated.
+    pub kernels: usize,
+    /// Inputs run on both engines and compared.
+    pub compared: usize,
+    /// Kernels whose every input was skipped (undefined for the interpreter).
+    pub all_skipped: usize,
+    /// `seed: reason` of kernels that could not be compared (pipeline, backend, device).
+    pub undecided: Vec<String>,
+    /// `seed: difference`.
+    pub differences: Vec<String>,
+}
+
+/// Interpreter vs Vulkan on the generated exec kernels of `seeds` (each through
+/// [`spirv_final`]), `runs` inputs per kernel.
+pub fn differential(
+    seeds: std::ops::Range<u64>,
+    runs: u32,
+    options: &xir_vulkan::Options,
+) -> DiffReport {
+    let cfg = xir_testgen::ExecConfig::default();
+    let mut r = DiffReport::default();
+    for seed in seeds {
+        r.kernels += 1;
+        let mut m = xir_testgen::generate_exec_kernel(seed, &cfg).module;
+        if let Err(e) = spirv_final(&mut m) {
+            r.undecided.push(format!("{seed}: spirv-final: {e}"));
+            continue;
+        }
+        match compare(&m, runs, options) {
+            Ok(EngineVerdict::Agree { compared: 0, .. }) => r.all_skipped += 1,
+            Ok(EngineVerdict::Agree { compared, .. }) => r.compared += compared,
+            Ok(EngineVerdict::Differ(d)) => {
+                // XIR_ENGINES_DUMP=DIR keeps each disagreeing module (for xir-reduce).
+                if let Ok(dir) = std::env::var("XIR_ENGINES_DUMP") {
+                    let text = xir_ir::text::print_module(&m, &Default::default());
+                    let _ = std::fs::write(format!("{dir}/engines-{seed}.xir"), text);
+                }
+                r.differences.push(format!("{seed}: {d}"))
+            }
+            Err(e) => r.undecided.push(format!("{seed}: {e}")),
+        }
+    }
+    r
+}

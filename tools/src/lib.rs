@@ -19,6 +19,7 @@
 
 pub mod bisect;
 pub mod cli_common;
+pub mod corpus_semantics;
 pub mod engines;
 pub mod lit;
 pub mod opt;

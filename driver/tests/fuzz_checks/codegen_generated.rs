@@ -17,9 +17,6 @@
 //! the [`Counts`]) and the corpus replay `driver/tests/codegen_fuzz_replay.rs`.
 
 use xir_codegen::{ErrorKind, OptLevel};
-use xir_driver::pipeline::{DriverChecks, ModuleVerifier};
-use xir_passes::pipeline::{Loader, RunOptions, Runner};
-use xir_passes::registry::Registry;
 use xir_testgen::{ExecConfig, GenConfig, generate_exec_kernel, generate_module};
 
 /// What one input reached.
@@ -38,31 +35,7 @@ pub struct Counts {
 }
 
 fn spirv_final(m: &mut xir_ir::Module, optimize: bool) -> Result<(), String> {
-    let registry = Registry::new(false);
-    let mut loader = Loader::new(&registry);
-    loader
-        .params
-        .push_override(if optimize {
-            "optimize=true"
-        } else {
-            "optimize=false"
-        })
-        .expect("a valid parameter");
-    let p = loader.load("spirv-final").map_err(|e| format!("{e:?}"))?;
-    let verifier = ModuleVerifier::default();
-    let checks = DriverChecks {
-        source_map: None,
-        diagnostics: Default::default(),
-    };
-    let mut sink = Vec::new();
-    let r = Runner::new(RunOptions::default(), &mut sink)
-        .with_verifier(&verifier)
-        .with_checks(&checks)
-        .run(&p, m);
-    match r.failure {
-        None => Ok(()),
-        Some(f) => Err(f.message),
-    }
+    xir_driver::pipeline::run_spirv_final(m, optimize)
 }
 
 /// The property (panics on a violation); what the input reached.

@@ -144,7 +144,7 @@ fn no_pass_leaves_a_stale_analysis() {
     modules.extend((0..200).map(|s| {
         (
             format!("random CFG seed {s}"),
-            super::fuzz::random_module(s),
+            xir_testgen::generate_plain_cfg_module(s),
         )
     }));
     for (what, mut m) in modules {

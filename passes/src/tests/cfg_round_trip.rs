@@ -7,7 +7,6 @@
 //! Every module whose input had no plain conditional branch must restructure. The test
 //! prints how many modules took each path. More seeds: `XIR_CFG_SEEDS=2000`.
 
-use super::fuzz::random_module;
 use crate::pass::{Pass, PassContext, PassRun};
 use crate::transform::destructure_cfg::DestructureCfg;
 use crate::transform::mem2reg::Mem2Reg;
@@ -17,6 +16,7 @@ use crate::{PerFunction, form::FormSummary};
 use xir_ir::Module;
 use xir_ir::inst::InstKind;
 use xir_ir::verify::{VerifyOptions, verify_module};
+use xir_testgen::generate_plain_cfg_module as random_module;
 use xir_testgen::structural_diff;
 
 fn verified(m: &Module, opts: &VerifyOptions, what: &str) {

@@ -46,7 +46,8 @@ fn type_variant(d: &TypeData) -> &'static str {
     }
 }
 
-const TYPE_VARIANTS: [&str; 13] = [
+/// The type variants coverage names (`type:<variant>`), one per [`TypeData`] variant.
+pub const TYPE_VARIANTS: [&str; 13] = [
     "scalar",
     "vector",
     "matrix",

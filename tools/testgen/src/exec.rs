@@ -24,6 +24,8 @@
 //! and structs, calls with value and reference arguments, and nested structured `if`,
 //! `switch`, `loop` and `simple_loop` with `break`/`continue`.
 
+mod more;
+
 use super::Rng;
 use xir_ir::function::{ArgKind, Function, FunctionKind};
 use xir_ir::inst::{InstData, InstId, InstKind};
@@ -81,7 +83,11 @@ pub fn generate_exec_kernel(seed: u64, cfg: &ExecConfig) -> ExecKernel {
     let mut m = Module::new();
     let mut callees = Vec::new();
     for _ in 0..rng.below(cfg.max_callables as u64 + 1) {
-        let id = callable(&mut m, &mut rng, cfg, &callees);
+        let id = if rng.chance(30) {
+            more::plain_callable(&mut m, &mut rng, &callees)
+        } else {
+            callable(&mut m, &mut rng, cfg, &callees)
+        };
         callees.push(id);
     }
     let bs = rng.pick(&[32u32, 64]);
@@ -97,19 +103,7 @@ pub fn generate_exec_kernel(seed: u64, cfg: &ExecConfig) -> ExecKernel {
         f.add_arg(ArgKind::Resource, t);
     }
     let entry = f.ensure_body();
-    let mut g = Gen {
-        m: &mut m,
-        rng: &mut rng,
-        cfg,
-        f,
-        entry,
-        cur: entry,
-        vals: Vec::new(),
-        locals: Vec::new(),
-        loops: Vec::new(),
-        depth: 0,
-        callees: callees.clone(),
-    };
+    let mut g = Gen::new(&mut m, &mut rng, cfg, f, entry, callees.clone());
     g.kernel_body(bs);
     let f = g.f;
     m.add_function(f);
@@ -135,26 +129,23 @@ fn callable(m: &mut Module, rng: &mut Rng, cfg: &ExecConfig, callees: &[FuncId])
         max_stmts: cfg.max_stmts.min(4),
         max_callables: 0,
     };
-    let mut g = Gen {
-        m,
-        rng,
-        cfg: &sub,
-        f,
-        entry,
-        cur: entry,
-        vals: vec![(Value::Arg(a), K::I32), (Value::Arg(b), K::F32)],
-        locals: vec![(Value::Arg(r), rt)],
-        loops: Vec::new(),
-        depth: 0,
-        callees: callees.to_vec(),
-    };
+    // A read-only reference (only loaded) makes the callable `promote-ref-arg`'s input.
+    let read_only = rng.chance(35);
+    let mut g = Gen::new(m, rng, &sub, f, entry, callees.to_vec());
+    g.vals = vec![(Value::Arg(a), K::I32), (Value::Arg(b), K::F32)];
+    if !read_only {
+        g.locals = vec![(Value::Arg(r), rt)];
+    }
+    let rk = g.kind_of(ret);
+    g.ret = Some(rk);
     let k = g.kind_of(rt);
     let x = g.load(Value::Arg(r), rt);
     g.vals.push((x, k));
     g.region();
-    let v = g.pick_val(k);
-    g.ins(InstKind::Store, None, vec![Value::Arg(r), v]);
-    let rk = g.kind_of(ret);
+    if !read_only {
+        let v = g.pick_val(k);
+        g.ins(InstKind::Store, None, vec![Value::Arg(r), v]);
+    }
     let out = g.pick_val(rk);
     g.ins(InstKind::Return, None, vec![out]);
     let f = g.f;
@@ -178,9 +169,38 @@ struct Gen<'g> {
     loops: Vec<Scope>,
     depth: u32,
     callees: Vec<FuncId>,
+    /// The kind a `return` returns (`None`: a kernel, `return` without a value).
+    ret: Option<K>,
+    /// Whether nested regions may end in an early `return` (structured functions).
+    early_return: bool,
 }
 
-impl Gen<'_> {
+impl<'g> Gen<'g> {
+    fn new(
+        m: &'g mut Module,
+        rng: &'g mut Rng,
+        cfg: &'g ExecConfig,
+        f: Function,
+        entry: BlockId,
+        callees: Vec<FuncId>,
+    ) -> Self {
+        Gen {
+            m,
+            rng,
+            cfg,
+            f,
+            entry,
+            cur: entry,
+            vals: Vec::new(),
+            locals: Vec::new(),
+            loops: Vec::new(),
+            depth: 0,
+            callees,
+            ret: None,
+            early_return: true,
+        }
+    }
+
     // ---- emission ----
 
     fn ins(&mut self, kind: InstKind, ty: Option<Type>, ops: Vec<Value>) -> InstId {
@@ -212,10 +232,7 @@ impl Gen<'_> {
 
     fn random_const(&mut self, k: K) -> Value {
         let bits = match k {
-            K::F32 => {
-                let xs = [0.0f32, 1.0, -1.0, 0.5, 2.0, -3.25, 100.0, 1e-3];
-                self.rng.pick(&xs).to_bits() as u64
-            }
+            K::F16 | K::F32 | K::F64 => self.float_const_bits(k),
             K::Bool => self.rng.below(2),
             _ => {
                 let small = self.rng.below(20) as i64 - 4;
@@ -289,6 +306,9 @@ impl Gen<'_> {
         }
         if self.rng.chance(35) {
             self.shared_phase(bs);
+        }
+        if self.rng.chance(30) {
+            self.warp_phase();
         }
         for _ in 0..1 + self.rng.below(3) {
             let k = self.any_kind();
@@ -446,11 +466,13 @@ impl Gen<'_> {
     }
 
     fn statement(&mut self) {
-        match self.rng.below(10) {
+        match self.rng.below(14) {
             0..=4 => self.arith_stmt(),
             5 => self.cast_stmt(),
             6 | 7 => self.local_stmt(),
             8 => self.call_stmt(),
+            9 | 10 => self.wide_stmt(),
+            11 | 12 => self.vector_stmt(),
             _ => self.select_stmt(),
         }
     }
@@ -460,22 +482,7 @@ impl Gen<'_> {
         if k == K::F32 {
             let a = self.pick_val(k);
             let b = self.pick_val(k);
-            let op = self.rng.pick(&[
-                A::BinaryAdd,
-                A::BinarySub,
-                A::BinaryMul,
-                A::BinaryDiv,
-                A::UnaryMinus,
-                A::Abs,
-                A::Floor,
-                A::Ceil,
-            ]);
-            let ops = if matches!(op, A::UnaryMinus | A::Abs | A::Floor | A::Ceil) {
-                vec![a]
-            } else {
-                vec![a, b]
-            };
-            let v = self.arith(op, k, ops);
+            let v = self.float_op(k, a, b);
             self.push(v, k);
             return;
         }
@@ -522,6 +529,27 @@ impl Gen<'_> {
             _ => self.arith(op, k, vec![a, b]),
         };
         self.push(v, k);
+    }
+
+    /// One float op defined on every input (`+ - * /`, negation, `abs`, `floor`, `ceil`)
+    /// of `a` (and `b`).
+    fn float_op(&mut self, k: K, a: Value, b: Value) -> Value {
+        let op = self.rng.pick(&[
+            A::BinaryAdd,
+            A::BinarySub,
+            A::BinaryMul,
+            A::BinaryDiv,
+            A::UnaryMinus,
+            A::Abs,
+            A::Floor,
+            A::Ceil,
+        ]);
+        let ops = if matches!(op, A::UnaryMinus | A::Abs | A::Floor | A::Ceil) {
+            vec![a]
+        } else {
+            vec![a, b]
+        };
+        self.arith(op, k, ops)
     }
 
     fn cast_stmt(&mut self) {
@@ -616,7 +644,31 @@ impl Gen<'_> {
             .filter(|(_, t)| *t == rt)
             .map(|(v, _)| *v)
             .collect();
-        let r = if !existing.is_empty() && self.rng.chance(70) {
+        // Or an element of a local aggregate: a `getelementptr` actual, which
+        // `inline-spirv-pointer-args` must inline (SPIR-V passes only whole variables).
+        let elements: Vec<(Value, u64, bool)> = self
+            .locals
+            .iter()
+            .filter_map(|(v, t)| match self.m.types.get(*t) {
+                TypeData::Array { elem, len } if *elem == rt => Some((*v, *len, true)),
+                TypeData::Struct { members, .. } => members
+                    .iter()
+                    .position(|m| *m == rt)
+                    .map(|e| (*v, e as u64, false)),
+                _ => None,
+            })
+            .collect();
+        let r = if !elements.is_empty() && self.rng.chance(30) {
+            let (p, n, dynamic) = elements[self.rng.index(elements.len())];
+            let idx = if dynamic {
+                let x = self.pick_val(K::U32);
+                let m = self.konst(K::U32, n - 1);
+                self.arith(A::BinaryBitAnd, K::U32, vec![x, m])
+            } else {
+                self.konst(K::U32, n)
+            };
+            Value::Inst(self.ins(InstKind::Gep, Some(rt), vec![p, idx]))
+        } else if !existing.is_empty() && self.rng.chance(70) {
             existing[self.rng.index(existing.len())]
         } else {
             self.new_local(rk)
@@ -651,6 +703,15 @@ impl Gen<'_> {
 
     /// Ends the current block with `br to`, or inside a loop sometimes `break`/`continue`.
     fn leave(&mut self, to: BlockId) {
+        // An early return inside a construct (`early-return-elimination`'s input).
+        if self.early_return && self.rng.chance(5) {
+            let ops = match self.ret {
+                Some(k) => vec![self.pick_val(k)],
+                None => vec![],
+            };
+            self.ins(InstKind::Return, None, ops);
+            return;
+        }
         if let Some(&(brk, cont)) = self.loops.last() {
             if self.rng.chance(12) {
                 self.ins(InstKind::Break, None, vec![Value::Block(brk)]);

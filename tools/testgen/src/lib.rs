@@ -32,6 +32,8 @@ mod control;
 mod coverage;
 mod exec;
 mod fb;
+mod holder;
+mod plain_cfg;
 mod recipes;
 mod resources;
 pub mod samples;
@@ -39,8 +41,10 @@ pub mod samples;
 mod signature_tests;
 pub mod structural_eq;
 
-pub use coverage::{Coverage, coverage};
+pub use coverage::{Coverage, TYPE_VARIANTS, coverage};
 pub use exec::{ExecConfig, ExecKernel, generate_exec_kernel};
+pub use holder::T;
+pub use plain_cfg::generate_plain_cfg_module;
 pub use structural_eq::structural_diff;
 /// The generators' PRNG lives in `xir-ir` because the interpreter's input generator
 /// (product code behind `xir-opt --check-semantics`) uses it too.

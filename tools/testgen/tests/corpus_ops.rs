@@ -7,7 +7,7 @@
 //! and verified, and the file holds its upstream print (the module text), CHECK lines
 //! pinning every printed line, and two RUN lines (print, and print → re-parse → print).
 //! The leading `//` lines of a source become the file's description. Regenerate with
-//! `XIR_BLESS_CORPUS=1 cargo test -p xir-testgen --test corpus_ops`; `XIR_OPS_ONLY=name`
+//! `XIR_BLESS=1 cargo test -p xir-testgen --test corpus_ops`; `XIR_OPS_ONLY=name`
 //! restricts both tests to one source (for writing new ones).
 
 mod rt_common;
@@ -92,7 +92,7 @@ fn render_file(name: &str, src: &str) -> Result<String, String> {
     }
     s.push_str(&format!(
         "// Generated from tools/testgen/tests/corpus_ops/{name}.in; regenerate with\n\
-         // XIR_BLESS_CORPUS=1 cargo test -p xir-testgen --test corpus_ops\n\n"
+         // XIR_BLESS=1 cargo test -p xir-testgen --test corpus_ops\n\n"
     ));
     for (k, line) in out.lines().enumerate() {
         s.push_str(&if k == 0 {
@@ -110,7 +110,7 @@ fn render_file(name: &str, src: &str) -> Result<String, String> {
 
 #[test]
 fn ops_corpus_is_generated_from_its_sources() {
-    let bless = std::env::var_os("XIR_BLESS_CORPUS").is_some();
+    let bless = std::env::var_os("XIR_BLESS").is_some();
     let mut problems = Vec::new();
     let srcs = sources();
     for (name, src) in &srcs {
@@ -126,9 +126,7 @@ fn ops_corpus_is_generated_from_its_sources() {
             std::fs::create_dir_all(out_dir()).unwrap();
             std::fs::write(&path, &want).unwrap();
         } else if std::fs::read_to_string(&path).ok().as_deref() != Some(&want) {
-            problems.push(format!(
-                "{name}.xir is stale (XIR_BLESS_CORPUS=1 regenerates it)"
-            ));
+            problems.push(format!("{name}.xir is stale (XIR_BLESS=1 regenerates it)"));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));

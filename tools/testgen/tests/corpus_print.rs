@@ -4,7 +4,7 @@
 //! the printed output of the module below them. The modules are built here
 //! programmatically, so every CHECK line is the printer's real output and every input
 //! text is what the printer prints in one of its forms (nested, flat, debug info, stable
-//! ids, or with the ids shuffled). Regenerate with `XIR_BLESS_CORPUS=1 cargo test -p
+//! ids, or with the ids shuffled). Regenerate with `XIR_BLESS=1 cargo test -p
 //! xir-testgen --test corpus_print`.
 
 mod common;
@@ -282,7 +282,7 @@ fn render(e: &Entry) -> String {
 
 #[test]
 fn corpus_files_match_the_printer() {
-    let bless = std::env::var_os("XIR_BLESS_CORPUS").is_some();
+    let bless = std::env::var_os("XIR_BLESS").is_some();
     let mut stale = Vec::new();
     for e in ENTRIES {
         let path = dir().join(e.file);
@@ -299,7 +299,7 @@ fn corpus_files_match_the_printer() {
     }
     assert!(
         stale.is_empty(),
-        "out of date (rerun with XIR_BLESS_CORPUS=1): {stale:?}"
+        "out of date (rerun with XIR_BLESS=1): {stale:?}"
     );
 }
 

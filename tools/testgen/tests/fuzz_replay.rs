@@ -78,7 +78,7 @@ fn decoding_is_total_and_inverts_structured_bytes() {
 }
 
 /// Writes the seed corpus (one input per print form and a few configurations) when
-/// `XIR_BLESS_FUZZ_SEEDS=1`; otherwise checks that every seed input is present.
+/// `XIR_BLESS=1`; otherwise checks that every seed input is present.
 #[test]
 fn seed_inputs_are_committed() {
     let mut missing = Vec::new();
@@ -98,7 +98,7 @@ fn seed_inputs_are_committed() {
             let seed = 1000 + u64::from(form) * 2 + k as u64;
             let bytes = structured_bytes(seed, cfg, form);
             let path = corpus_dir().join(format!("seed-form{form}-cfg{k}"));
-            if std::env::var_os("XIR_BLESS_FUZZ_SEEDS").is_some() {
+            if std::env::var_os("XIR_BLESS").is_some() {
                 std::fs::create_dir_all(corpus_dir()).unwrap();
                 std::fs::write(&path, &bytes).unwrap();
             } else if std::fs::read(&path).ok() != Some(bytes) {

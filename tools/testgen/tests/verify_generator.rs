@@ -7,7 +7,7 @@ use xir_ir::op::*;
 use xir_ir::types::ScalarKind;
 use xir_ir::value::SpecialRegister;
 use xir_ir::verify::{VerifyOptions, verify_module};
-use xir_testgen::{GenConfig, coverage, generate_module};
+use xir_testgen::{GenConfig, TYPE_VARIANTS, coverage, generate_module};
 
 #[test]
 fn generated_modules_verify() {
@@ -128,21 +128,7 @@ fn generator_covers_the_op_table() {
             .iter()
             .map(|r| format!("special:{}", r.name())),
     );
-    for t in [
-        "scalar",
-        "vector",
-        "matrix",
-        "array",
-        "struct",
-        "buffer",
-        "texture",
-        "bindless_array",
-        "accel",
-        "custom",
-        "coopvec",
-        "coopvec_ref",
-        "coopmat_ref",
-    ] {
+    for t in TYPE_VARIANTS {
         want.push(format!("type:{t}"));
     }
     for a in [1, 4, 8, 16] {

@@ -2,7 +2,7 @@
 //! texts (one per sample module) that must survive text → module → text and
 //! text → bitcode → text byte-identically, and malformed texts and bitcode fixtures whose
 //! errors must be located exactly as their `; CHECK:` lines (or `bitcode-expected.txt`)
-//! say. `XIR_BLESS_CORPUS=1 cargo test -p xir-testgen corpus` regenerates the files.
+//! say. `XIR_BLESS=1 cargo test -p xir-testgen corpus` regenerates the files.
 
 use super::REFERENCE_EXAMPLE as EX;
 use super::units::seal;
@@ -235,7 +235,7 @@ fn files(d: &Path, ext: &str) -> Vec<PathBuf> {
 
 #[test]
 fn corpus() {
-    if std::env::var_os("XIR_BLESS_CORPUS").is_some() {
+    if std::env::var_os("XIR_BLESS").is_some() {
         bless();
     }
     let d = dir();
