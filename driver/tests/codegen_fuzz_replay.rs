@@ -28,3 +28,32 @@ fn codegen_generated_corpus() {
     }
     assert!(emitted > 0, "no corpus input reached emission");
 }
+
+/// A deterministic sweep over the target's input space (seeds × every flag byte), printing
+/// how far the inputs got: `cargo test -p xir-driver --test codegen_fuzz_replay -- --ignored
+/// --nocapture` (`XIR_SWEEP_SEEDS`, default 16).
+#[test]
+#[ignore]
+fn codegen_generated_sweep() {
+    let seeds: u64 = std::env::var("XIR_SWEEP_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(16);
+    let mut t = codegen_generated::Counts::default();
+    let mut inputs = 0;
+    for seed in 0..seeds {
+        for flags in 0..32u8 {
+            let mut data = vec![flags];
+            data.extend_from_slice(&seed.to_le_bytes());
+            data.push((seed as u8).wrapping_mul(37));
+            let c = codegen_generated::check(&data);
+            inputs += 1;
+            t.pipeline_failed += c.pipeline_failed;
+            t.kernels += c.kernels;
+            t.dialect_rejected += c.dialect_rejected;
+            t.other_rejected += c.other_rejected;
+            t.emitted += c.emitted;
+        }
+    }
+    println!("inputs {inputs}: {t:?}");
+}

@@ -5,8 +5,8 @@
 //! with a small dispatch, the kernel runs and its buffers print in both formats.
 //!
 //! Must hold: nothing panics; every rejection is one line that starts with `SPEC.json`
-//! (the reader's errors) and one that is about an element names the buffer argument and
-//! the element index; whatever binds gives each buffer exactly `elements × size` bytes.
+//! (the reader's errors); a binding error names the argument, and one about a value names
+//! the buffer argument and the element index; whatever binds gives each buffer exactly `elements × size` bytes.
 //!
 //! Shared by the fuzz target `ir/fuzz/fuzz_targets/run_spec.rs` and the corpus replay
 //! `tools/interp/tests/fuzz_replay.rs`.
@@ -69,10 +69,19 @@ pub fn check(data: &[u8]) {
         Ok(a) => a,
         Err(e) => {
             check_error(&e);
-            if e.contains("element") {
+            assert!(
+                e.contains("argument "),
+                "a binding error that names no argument: {e}"
+            );
+            // An error about a value (not about a type or an entry) names the element.
+            let about_value = !e.contains("type '")
+                && ["expected", "out of range", "not a", "bit pattern"]
+                    .iter()
+                    .any(|w| e.contains(w));
+            if about_value {
                 assert!(
-                    e.contains("buffer argument ") && e.contains(", element "),
-                    "an element error that does not name the buffer and the element: {e}"
+                    e.contains(", element ") || e.contains("value argument "),
+                    "a value error that does not name the buffer and the element: {e}"
                 );
             }
             return;
