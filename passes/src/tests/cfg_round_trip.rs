@@ -194,6 +194,12 @@ fn corpus_modules_round_trip() {
         let Ok(src) = std::fs::read_to_string(p) else {
             continue;
         };
+        // A file marked XFAIL records a known limit of a pass (corpus/semantics/known-limits):
+        // the lit runners check that it still fails, this property would only repeat it.
+        let mut header = src.lines().take_while(|l| l.starts_with("//") || l.is_empty());
+        if header.any(|l| l.contains("XFAIL:")) {
+            continue;
+        }
         let Ok((m, _)) = xir_ir::text::parse_module(&src) else {
             continue;
         };
