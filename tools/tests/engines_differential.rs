@@ -74,7 +74,29 @@ fn interpreter_and_vulkan_agree_on_generated_kernels() {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    assert!(r.undecided.is_empty(), "{}", r.undecided.join("\n"));
+    // Undecided for a known reason: spirv-final stops at a known restructure-cfg limit
+    // (xir_tools::pass_semantics::KNOWN_LIMITS), or the kernel's warp ops assume the
+    // interpreter's warp size (32) and the device's subgroup size differs (lavapipe: 8).
+    // Anything else undecided is a failure.
+    let unexplained_undecided: Vec<&String> = r
+        .undecided
+        .iter()
+        .filter(|u| {
+            !u.contains("assume a subgroup (warp) size of 32")
+                && !xir_tools::pass_semantics::KNOWN_LIMITS
+                    .iter()
+                    .any(|(p, _)| u.contains(p))
+        })
+        .collect();
+    assert!(
+        unexplained_undecided.is_empty(),
+        "{}",
+        unexplained_undecided
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     assert!(
         r.compared as u64 >= n,
         "only {} inputs compared for {n} kernels",
