@@ -196,7 +196,9 @@ fn corpus_modules_round_trip() {
         };
         // A file marked XFAIL records a known limit of a pass (corpus/semantics/known-limits):
         // the lit runners check that it still fails, this property would only repeat it.
-        let mut header = src.lines().take_while(|l| l.starts_with("//") || l.is_empty());
+        let mut header = src
+            .lines()
+            .take_while(|l| l.starts_with("//") || l.is_empty());
         if header.any(|l| l.contains("XFAIL:")) {
             continue;
         }
