@@ -62,8 +62,11 @@
 //! `post-iteration-limit` (64) bounds how many merge-less selections one forwarded exit
 //! may cross. Raise them for very large generated functions.
 //!
-//! **Unreachable blocks** are left exactly as they are (their branches stay plain);
-//! `clear-spirv-inactive-payloads` is the pass that empties them.
+//! **Unreachable blocks** (true orphans: the input is plain, so none is a role block)
+//! keep their instructions; one that ends in a plain `cond_br` / `indexed_branch` gets
+//! `unreachable` as its terminator instead (it never runs, and no construct can be
+//! headed outside the body's CFG; the seed excludes true orphans from the structural
+//! closure). `clear-spirv-inactive-payloads` is the pass that empties them.
 //!
 //! **Upstream followed:** LuisaCompute `include/luisa/xir/passes/restructure_cfg.h`
 //! (options, modes, bounds, `changed()`/`succeeded()`, failure counters) and the reference
@@ -89,6 +92,7 @@
 
 mod exits;
 mod failure;
+mod joins;
 mod loops;
 mod preflight;
 mod walk;
@@ -273,7 +277,7 @@ impl Pass for RestructureCfg {
     }
 }
 
-use exits::{duplicate_exit_joins, fold_equal_arms};
+use exits::{duplicate_exit_joins, fold_equal_arms, seal_orphan_branches};
 use loops::canonicalize_loops;
 use walk::Walker;
 
@@ -286,7 +290,9 @@ pub fn restructure_function(func: &mut Function, limits: Limits) -> Result<Restr
     n.canonicalized += fold_equal_arms(func);
     n.canonicalized += duplicate_exit_joins(func);
     let loops = canonicalize_loops(func, &mut n)?;
+    n.canonicalized += joins::unshare_extra_joins(func, &loops, limits)?;
     let mut w = Walker::new(func, loops, limits);
     w.run(&mut n)?;
+    n.canonicalized += seal_orphan_branches(func);
     Ok(n)
 }

@@ -118,3 +118,34 @@ pub(super) fn exit_block(func: &mut Function, kind: InstKind, target: BlockId) -
     func.append_inst(b, InstData::new(kind, None, [Value::Block(target)]));
     b
 }
+
+/// Step 5: a block unreachable from the body (a true orphan) that still ends in a plain
+/// `cond_br` / `indexed_branch` gets `unreachable` instead: it never runs, and the
+/// structured form has no construct a block outside the body's CFG could head (the
+/// seed's structural closure excludes true orphans). Its other instructions stay, for
+/// `clear-spirv-inactive-payloads` to empty. Returns the blocks changed.
+pub(super) fn seal_orphan_branches(func: &mut Function) -> u64 {
+    let cfg = Cfg::compute(func);
+    let mut n = 0;
+    for k in 0..func.block_order.len() {
+        let b = func.block_order[k];
+        if cfg.is_reachable(b) {
+            continue;
+        }
+        let Some(t) = func.terminator(b) else {
+            continue;
+        };
+        let d = func.inst_mut(t);
+        if matches!(
+            d.kind,
+            InstKind::ConditionalBranch | InstKind::IndexedBranch { .. }
+        ) {
+            d.kind = InstKind::Unreachable {
+                message: String::new(),
+            };
+            d.operands.clear();
+            n += 1;
+        }
+    }
+    n
+}

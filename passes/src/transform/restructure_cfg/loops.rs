@@ -193,7 +193,27 @@ fn absorb_exit_paths(func: &mut Function, cfg: &Cfg, lf: &mut LoopForest) -> u64
                 // A small exit block shared with code outside the loop: the loop gets
                 // its own copy.
                 let Some(v) = targets.iter().copied().find(|v| is_small_exit(func, *v)) else {
-                    break;
+                    // A whole loop entered only from this one (code after a `break`
+                    // path that loops on its own before leaving): it becomes a child.
+                    let Some(l) = targets.iter().find_map(|&v| adoptable(cfg, lf, li, v)) else {
+                        break;
+                    };
+                    adopt(lf, &mut children, l, li);
+                    let mut stack = vec![l];
+                    while let Some(g) = stack.pop() {
+                        stack.extend(children[g as usize].iter().copied());
+                        for &b in &own[g as usize] {
+                            if lf.contains(l, b) {
+                                for &s in cfg.succs(b) {
+                                    if !lf.contains(li, s) {
+                                        exits.push((b, s));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    exits.retain(|e| !lf.contains(li, e.1));
+                    continue;
                 };
                 let c = clone_block(func, v);
                 for &(u, _) in exits.iter().filter(|e| e.1 == v) {
@@ -215,6 +235,41 @@ fn absorb_exit_paths(func: &mut Function, cfg: &Cfg, lf: &mut LoopForest) -> u64
         }
     }
     copies
+}
+
+/// The loop headed by `v` when loop `li` may adopt it as a child: `v` heads a loop that
+/// is not `li`, not one of its ancestors and not already inside it, whose parent (if any)
+/// encloses `li` too, and every entry into it (a reachable predecessor of `v` outside
+/// the loop) comes from inside `li`.
+fn adoptable(cfg: &Cfg, lf: &LoopForest, li: u32, v: BlockId) -> Option<u32> {
+    let l = lf.loop_of[v];
+    if l == NONE || l == li || lf.headers[l as usize] != v || lf.is_ancestor(l, li) {
+        return None;
+    }
+    let p = lf.parent[l as usize];
+    if p == li || (p != NONE && !lf.is_ancestor(p, li)) {
+        return None;
+    }
+    cfg.preds(v)
+        .iter()
+        .all(|&q| !cfg.is_reachable(q) || lf.contains(l, q) || lf.contains(li, q))
+        .then_some(l)
+}
+
+/// Makes loop `l` a child of loop `li`, keeping the depths of `l`'s subtree consistent.
+fn adopt(lf: &mut LoopForest, children: &mut [Vec<u32>], l: u32, li: u32) {
+    let old = lf.parent[l as usize];
+    if old != NONE {
+        children[old as usize].retain(|&c| c != l);
+    }
+    lf.parent[l as usize] = li;
+    children[li as usize].push(l);
+    let mut stack = vec![l];
+    while let Some(g) = stack.pop() {
+        let p = lf.parent[g as usize];
+        lf.depth[g as usize] = lf.depth[p as usize] + 1;
+        stack.extend(children[g as usize].iter().copied());
+    }
 }
 
 /// Step 3: merges, preheaders and shapes of every natural loop.

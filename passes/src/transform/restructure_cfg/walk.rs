@@ -437,11 +437,61 @@ impl<'f> Walker<'f> {
         if !self.loop_role[y] && count == 1 && only == Some(x) {
             return Ok(Edge::Enter);
         }
+        // 6: the merge of an enclosing switch or loop past `if`s (a `break` ignores
+        // them) and merge-less switches (each gets a merge that breaks onwards).
+        if let Some(edge) = self.break_through(y, frame)? {
+            return Ok(edge);
+        }
         Err(Failure::Unstructured {
             from: x,
             to: Some(y),
             why: "the target is neither in the region nor an exit the structured form allows",
         })
+    }
+
+    /// Step 6 of [`Self::classify`]: `break` to `y` when `y` is the merge of the nearest
+    /// loop or switch once the merge-less switches between are given forwarding merges
+    /// (`break` to the next one out). `None` when no such frame exists.
+    fn break_through(&mut self, y: BlockId, frame: Option<usize>) -> Result<Option<Edge>, Failure> {
+        let mut switches: Vec<usize> = Vec::new();
+        let mut fi = frame;
+        loop {
+            let Some(i) = fi else { return Ok(None) };
+            match self.frames[i].kind {
+                FrameKind::Selection { switch: false, .. } => {}
+                FrameKind::Selection {
+                    switch: true,
+                    merge,
+                    ..
+                } => match merge {
+                    Some(m) if m == y => break,
+                    Some(_) => return Ok(None),
+                    None => switches.push(i),
+                },
+                FrameKind::Loop { merge, .. } => {
+                    if merge == y {
+                        break;
+                    }
+                    return Ok(None);
+                }
+            }
+            fi = self.frames[i].parent;
+        }
+        if switches.len() as u64 > self.limits.post {
+            return Err(Failure::IterationLimit {
+                which: "post-iteration-limit",
+            });
+        }
+        let mut target = y;
+        for &i in switches.iter().rev() {
+            let m = exit_block(self.func, InstKind::Break, target);
+            let FrameKind::Selection { inst, .. } = self.frames[i].kind else {
+                unreachable!("switch frames")
+            };
+            self.set_merge(i, inst, m, Some(y));
+            target = m;
+        }
+        Ok(Some(Edge::Exit(ExitKind::Break, target)))
     }
 
     /// The exit used by an edge that reaches frame `owner`'s merge from inside it.
