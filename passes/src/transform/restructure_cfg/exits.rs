@@ -119,7 +119,7 @@ pub(super) fn exit_block(func: &mut Function, kind: InstKind, target: BlockId) -
     b
 }
 
-/// Step 5: a block unreachable from the body (a true orphan) that still ends in a plain
+/// Step 6: a block unreachable from the body (a true orphan) that still ends in a plain
 /// `cond_br` / `indexed_branch` gets `unreachable` instead: it never runs, and the
 /// structured form has no construct a block outside the body's CFG could head (the
 /// seed's structural closure excludes true orphans). Its other instructions stay, for

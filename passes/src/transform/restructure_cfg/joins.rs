@@ -1,4 +1,4 @@
-//! `restructure-cfg` step 4a: one merge per selection, by duplicating the small tails of
+//! `restructure-cfg` step 4: one merge per selection, by duplicating the small tails of
 //! the extra join points.
 //!
 //! A `cond_br` / `indexed_branch` in block `X` can have only one merge: the one

@@ -1,4 +1,4 @@
-//! `restructure-cfg` step 4: the walk that turns branches into `if` / `switch` / loops and exits.
+//! `restructure-cfg` step 5: the walk that turns branches into `if` / `switch` / loops and exits.
 
 use super::exits::exit_block;
 use super::loops::{LoopInfo, Shape};
@@ -58,7 +58,7 @@ impl ExitKind {
     }
 }
 
-/// Step 4's walk.
+/// Step 5's walk.
 pub(super) struct Walker<'f> {
     func: &'f mut Function,
     cfg: Cfg,
