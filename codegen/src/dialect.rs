@@ -548,6 +548,9 @@ fn describe(kind: &InstKind) -> String {
         InstKind::ResourceRead(op, _) => format!("resource_read {}", op.name()),
         InstKind::ResourceWrite(op, _) => format!("resource_write {}", op.name()),
         InstKind::Atomic(op) => format!("atomic {}", op.name()),
+        InstKind::RayQueryObjectRead(op) => format!("ray_query_object_read {}", op.name()),
+        InstKind::RayQueryObjectWrite(op) => format!("ray_query_object_write {}", op.name()),
+        InstKind::AutodiffIntrinsic(op) => format!("@{}", op.name()),
         other => other.tag().text_keyword().to_string(),
     }
 }
