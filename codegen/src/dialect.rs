@@ -545,7 +545,8 @@ fn check_form(func: &Function, f: FuncId, errors: &mut Vec<Located>) {
                 "cond_br outside a loop's prepare block is unstructured control flow".to_string()
             }
             ViolationKind::BadLoopPrepare => {
-                "a loop's prepare block must end with `br body` or `cond_br %c, body, merge`".to_string()
+                "a loop's prepare block must end with `br body` or `cond_br %c, body, merge`"
+                    .to_string()
             }
             _ => v.message(),
         };

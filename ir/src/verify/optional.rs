@@ -41,7 +41,9 @@ fn check_structured_form(fx: &mut Fx<'_, '_>) {
         let target = v.target.map(|t| fx.bname(t)).unwrap_or_default();
         let msg = match v.kind {
             ViolationKind::BadLoopPrepare => {
-                format!("a loop's prepare block must end in `br body` or `cond_br c, body, merge` ({OPT})")
+                format!(
+                    "a loop's prepare block must end in `br body` or `cond_br c, body, merge` ({OPT})"
+                )
             }
             ViolationKind::StructuredConstruct | ViolationKind::UnstructuredBranch => {
                 format!("unstructured control flow is not allowed here ({OPT})")
