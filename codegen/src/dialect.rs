@@ -501,18 +501,6 @@ fn check_function(module: &Module, f: FuncId, errors: &mut Vec<Located>) {
         errors.push(Located::new(Loc::Func(f), "function has no body"));
         return;
     };
-    // Loop prepare blocks, to check cond_br placement.
-    let mut prepares = rustc_hash::FxHashMap::default();
-    for &b in &closure {
-        if let Some(t) = func.terminator(b)
-            && let InstKind::Loop {
-                body: lb, merge, ..
-            } = &func.inst(t).kind
-            && let Some(p) = func.inst(t).operands.first().and_then(|v| v.as_block())
-        {
-            prepares.insert(p, (*lb, *merge));
-        }
-    }
     for &b in &closure {
         let insts = &func.blocks[b].insts;
         if insts.is_empty() || func.terminator(b).is_none() {
@@ -535,8 +523,34 @@ fn check_function(module: &Module, f: FuncId, errors: &mut Vec<Located>) {
             {
                 continue;
             }
-            check_inst(module, func, f, i, b, body, &prepares, is_kernel, errors);
+            check_inst(module, func, f, i, b, body, is_kernel, errors);
         }
+    }
+    check_form(func, f, errors);
+}
+
+/// Structured control flow exactly as `xir_ir::analysis::form` defines it (SPIR-V's
+/// loop-header forms and structured-exit rules). Only executable edges count, so true
+/// orphans and inactive role payloads (emitted in the canonical unreachable form) are
+/// not judged; `indexed_branch` is reported by the dialect table.
+fn check_form(func: &Function, f: FuncId, errors: &mut Vec<Located>) {
+    use xir_ir::analysis::form::{self, Form, ViolationKind};
+    let closure: rustc_hash::FxHashSet<_> = structural_closure(func).into_iter().collect();
+    for v in form::violations(func, Form::Structured) {
+        if !closure.contains(&v.block) || v.keyword() == "indexed_branch" {
+            continue;
+        }
+        let msg = match v.kind {
+            ViolationKind::UnstructuredBranch => {
+                "cond_br outside a loop's prepare block is unstructured control flow".to_string()
+            }
+            ViolationKind::BadLoopPrepare => {
+                "a loop's prepare block must end with `br body` or `cond_br %c, body, merge`"
+                    .to_string()
+            }
+            _ => v.message(),
+        };
+        errors.push(Located::new(Loc::Inst(f, v.inst), msg).help(RUN_FINAL));
     }
 }
 
@@ -563,10 +577,6 @@ fn check_inst(
     i: xir_ir::InstId,
     b: xir_ir::BlockId,
     body: xir_ir::BlockId,
-    prepares: &rustc_hash::FxHashMap<
-        xir_ir::BlockId,
-        (Option<xir_ir::BlockId>, Option<xir_ir::BlockId>),
-    >,
     is_kernel: bool,
     errors: &mut Vec<Located>,
 ) {
@@ -616,43 +626,11 @@ fn check_inst(
                 errors.push(
                     Located::new(loc, "loop without body, update or merge block").help(RUN_FINAL),
                 );
-                return;
-            }
-            let Some(p) = inst.operands.first().and_then(|v| v.as_block()) else {
-                return;
-            };
-            if let Some(t) = func.terminator(p) {
-                let ti = func.inst(t);
-                let ok = match ti.kind {
-                    InstKind::Branch => ti.operands.first().and_then(|v| v.as_block()) == *lb,
-                    InstKind::ConditionalBranch => {
-                        ti.operands.get(1).and_then(|v| v.as_block()) == *lb
-                            && ti.operands.get(2).and_then(|v| v.as_block()) == *merge
-                    }
-                    _ => false,
-                };
-                if !ok {
-                    errors.push(
-                        Located::new(Loc::Inst(f, t), "a loop's prepare block must end with `br body` or `cond_br %c, body, merge`")
-                            .help(RUN_FINAL),
-                    );
-                }
             }
         }
         InstKind::SimpleLoop { merge } => {
             if merge.is_none() {
                 errors.push(Located::new(loc, "simple_loop without a merge block").help(RUN_FINAL));
-            }
-        }
-        InstKind::ConditionalBranch => {
-            if !prepares.contains_key(&b) {
-                errors.push(
-                    Located::new(
-                        loc,
-                        "cond_br outside a loop's prepare block is unstructured control flow",
-                    )
-                    .help(RUN_FINAL),
-                );
             }
         }
         InstKind::Alloca(AllocaOp::Shared) => {
