@@ -30,6 +30,25 @@ def register(o):
         return ((x << s) | (x >> (bits - s))) & ((1 << bits) - 1) if s else x
 
     @kernel
+    def float_transcendental_points():
+        # y[k] = op_k(x[k]) in one thread; binary64 results rounded once to f32 (the
+        # points are far from f32 rounding boundaries, where libm's f32 functions and a
+        # rounded binary64 result agree).
+        pts = [
+            (math.sin, 0.5), (math.cos, 0.5), (math.tan, 0.5), (math.asin, 0.5),
+            (math.acos, 0.5), (math.atan, 0.5), (lambda v: math.atan2(v, 2.0), 1.0),
+            (math.sinh, 0.5), (math.cosh, 0.5), (math.tanh, 0.5), (math.asinh, 1.0),
+            (math.acosh, 1.5), (math.atanh, 0.5), (math.exp, 0.5), (lambda v: 2.0**v, 3.0),
+            (lambda v: 10.0**v, 2.0), (math.log, 2.0), (math.log2, 8.0), (math.log10, 100.0),
+            (lambda v: v**10.0, 2.0),
+        ]
+        r = Run([1])
+        r.buffer("f32", [v for _, v in pts])
+        y = r.buffer("f32", [0.0] * len(pts))
+        r.final[y] = [fl(f(v)) for f, v in pts]
+        return r
+
+    @kernel
     def int64_div_rem_signs():
         a = [7, -7, 7, -7, 2**40 + 3, -(2**50), I64_MAX, I64_MIN, 0]
         b = [2, 2, -2, -2, 2**20, 3, -1, 1, -5]
