@@ -282,8 +282,18 @@ pub fn differential(
         warp_size: device_warp_size(options).unwrap_or(0),
         ..Default::default()
     };
+    // XIR_ENGINES_LOG=FILE appends one line per kernel (`seed verdict`), so a long run
+    // that is stopped still leaves its counts.
+    let mut log = std::env::var_os("XIR_ENGINES_LOG").and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
     for seed in seeds {
         r.kernels += 1;
+        let before = (r.compared, r.zero_sign, r.all_skipped, r.undecided.len());
         let mut m = xir_testgen::generate_exec_kernel(seed, &cfg).module;
         if let Err(e) = spirv_final(&mut m) {
             r.undecided.push(format!("{seed}: spirv-final: {e}"));
@@ -310,6 +320,30 @@ pub fn differential(
                 r.differences.push((reason, format!("{seed}: {text}")))
             }
             Err(e) => r.undecided.push(format!("{seed}: {e}")),
+        }
+        if let Some(f) = log.as_mut() {
+            use std::io::Write;
+            let verdict = if let Some((reason, d)) = r
+                .differences
+                .last()
+                .filter(|(_, d)| d.starts_with(&format!("{seed}: ")))
+            {
+                format!("differ ({}) {d}", reason.name())
+            } else if r.undecided.len() > before.3 {
+                format!(
+                    "undecided {}",
+                    r.undecided.last().map(String::as_str).unwrap_or("")
+                )
+            } else if r.all_skipped > before.2 {
+                "no defined input".to_string()
+            } else {
+                format!(
+                    "agree on {} inputs ({} up to the sign of zero)",
+                    r.compared - before.0,
+                    r.zero_sign - before.1
+                )
+            };
+            let _ = writeln!(f, "{seed} {verdict}");
         }
     }
     r
