@@ -2,15 +2,17 @@
 //! exec kernel (`xir_testgen::generate_exec_kernel`) goes through `spirv-final`
 //! with `optimize=false`, is compiled by the SPIR-V backend and run on the device with
 //! the validation layer, and its buffers must equal the interpreter's bit for bit on
-//! every generated input the interpreter defines (`xir_tools::engines`).
+//! every generated input the interpreter defines (`xir_tools::engines`: warp ops at
+//! the device's subgroup size, signed zeros as Vulkan's precision rules allow).
 //!
 //! `XIR_ENGINES_KERNELS=N` sets the number of kernels (default 32; the documented long
 //! run in docs/codegen.md uses 2000). Without a Vulkan device (and the validation layer)
 //! the test is skipped, unless `XIR_REQUIRE_FEATURES` names `vulkan`.
 
-/// The driver whose sign-of-zero deviation is known: lavapipe (llvmpipe) folds `0.0 + x`
-/// to `x` and gives `fma(+0, +0, -0)` = -0 although the module declares
+/// The driver whose sign-of-zero deviation is known: lavapipe (llvmpipe) folds `x + 0.0`
+/// to `x`, `x * 0.0` to `0.0` and `fma(0, 0, c)` to `c` although the module declares
 /// `SignedZeroInfNanPreserve` (reduced: corpus/bisect/engines-differ-fadd-zero.xir,
+/// engines-differ-fadd-zero-rhs.xir, engines-differ-fmul-zero.xir,
 /// corpus/reduce/engines-differ-fma-zero.xir). On it, [`DiffReason::SignedZero`]
 /// disagreements are reported, not failures; on any other device they fail.
 const SIGNED_ZERO_DEVIATION_DRIVER: &str = "llvmpipe";
