@@ -54,7 +54,8 @@
 //!    the nearest loop's continue block (`continue`), into a block whose only forward
 //!    predecessor is `X` (the region goes on), or, past `if`s and merge-less switches, to
 //!    the merge of the nearest enclosing switch or loop (`break`: `if`s do not catch it;
-//!    each merge-less switch between gets a forwarding merge that breaks onwards). An
+//!    each merge-less switch between gets a forwarding merge that breaks onwards), or,
+//!    when the target is a small exit block (as in step 2), into a copy of its own. An
 //!    arm whose target is an exit gets a trampoline block holding that exit. Anything
 //!    else is an unstructured branch.
 //! 6. Unreachable blocks whose plain multi-way branch remains are sealed (below).

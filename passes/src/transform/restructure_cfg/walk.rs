@@ -1,6 +1,6 @@
 //! `restructure-cfg` step 5: the walk that turns branches into `if` / `switch` / loops and exits.
 
-use super::exits::exit_block;
+use super::exits::{clone_block, exit_block, is_small_exit};
 use super::loops::{LoopInfo, Shape};
 use super::{Failure, Limits, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
@@ -37,6 +37,8 @@ struct Frame {
 enum Edge {
     /// The region goes on into the target.
     Enter,
+    /// The region goes on into this new copy of a small exit block.
+    EnterCopy(BlockId),
     /// A `br` / `break` / `continue` to this block.
     Exit(ExitKind, BlockId),
 }
@@ -233,6 +235,9 @@ impl<'f> Walker<'f> {
                 let y = d.operands[0].as_block().expect("verified");
                 match self.classify(x, y, frame)? {
                     Edge::Enter => work.push((y, frame)),
+                    Edge::EnterCopy(c) => {
+                        self.func.inst_mut(t).operands[0] = Value::Block(c);
+                    }
                     Edge::Exit(k, target) => {
                         let d = self.func.inst_mut(t);
                         d.kind = k.inst_kind();
@@ -329,6 +334,7 @@ impl<'f> Walker<'f> {
                     work.push((a, sf));
                     a
                 }
+                Edge::EnterCopy(c) => c,
                 Edge::Exit(kind, target) => exit_block(self.func, kind.inst_kind(), target),
             };
             self.func.inst_mut(t).operands[k] = Value::Block(used);
@@ -441,6 +447,11 @@ impl<'f> Walker<'f> {
         // them) and merge-less switches (each gets a merge that breaks onwards).
         if let Some(edge) = self.break_through(y, frame)? {
             return Ok(edge);
+        }
+        // 7: a small exit block (`return` / `unreachable` / `raster_discard`) reached
+        // from here gets a copy of its own: an exit needs no structured path.
+        if is_small_exit(self.func, y) {
+            return Ok(Edge::EnterCopy(clone_block(self.func, y)));
         }
         Err(Failure::Unstructured {
             from: x,
