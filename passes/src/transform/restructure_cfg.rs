@@ -310,9 +310,11 @@ pub fn restructure_function(func: &mut Function, limits: Limits) -> Result<Restr
     n.canonicalized += fold_equal_arms(func);
     n.canonicalized += duplicate_exit_joins(func);
     let loops = canonicalize_loops(func, &mut n)?;
-    n.canonicalized += joins::unshare_extra_joins(func, &loops, limits)?;
-    let mut w = Walker::new(func, loops, limits);
+    let (copies, graph) = joins::unshare_extra_joins(func, &loops, limits)?;
+    n.canonicalized += copies;
+    let mut w = Walker::new(func, graph, loops, limits);
     w.run(&mut n)?;
-    n.canonicalized += seal_orphan_branches(func);
+    let cfg = w.into_cfg();
+    n.canonicalized += seal_orphan_branches(func, |b| cfg.is_reachable(b));
     Ok(n)
 }

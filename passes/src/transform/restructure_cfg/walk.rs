@@ -79,9 +79,13 @@ pub(super) struct Walker<'f> {
 }
 
 impl<'f> Walker<'f> {
-    pub(super) fn new(func: &'f mut Function, loops: Vec<LoopInfo>, limits: Limits) -> Self {
-        let cfg = Cfg::compute(func);
-        let dom = DomTree::compute(func, &cfg);
+    /// `cfg` and `dom` must be those of `func` as it is now.
+    pub(super) fn new(
+        func: &'f mut Function,
+        (cfg, dom): (Cfg, DomTree),
+        loops: Vec<LoopInfo>,
+        limits: Limits,
+    ) -> Self {
         let mut preheader_of = SecondaryMap::with_default(NONE);
         let mut loop_role = SecondaryMap::with_default(false);
         for (li, l) in loops.iter().enumerate() {
@@ -117,6 +121,12 @@ impl<'f> Walker<'f> {
             limits,
             constructs: 0,
         }
+    }
+
+    /// The CFG the walk began with: its unreachable blocks are still unreachable (the
+    /// walk never makes an unreachable block reachable).
+    pub(super) fn into_cfg(self) -> Cfg {
+        self.cfg
     }
 
     pub(super) fn run(&mut self, n: &mut Restructured) -> Result<(), Failure> {
