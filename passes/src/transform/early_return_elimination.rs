@@ -75,7 +75,7 @@ pub struct EarlyReturnElimination;
 
 crate::declare_pass! {
     EarlyReturnElimination: module pass "early-return-elimination" {
-        summary: "Rewrites early returns into flag-guarded branches to the merge chain.",
+        summary: "Rewrites early returns into flag-guarded structured exits (a break chain per loop level).",
         form: Either,
         counters: EarlyReturnEliminationCounters {
             /// Early returns replaced by branches.
