@@ -562,6 +562,9 @@ fn describe(kind: &InstKind) -> String {
         InstKind::ResourceRead(op, _) => format!("resource_read {}", op.name()),
         InstKind::ResourceWrite(op, _) => format!("resource_write {}", op.name()),
         InstKind::Atomic(op) => format!("atomic {}", op.name()),
+        InstKind::RayQueryObjectRead(op) => format!("ray_query_object_read {}", op.name()),
+        InstKind::RayQueryObjectWrite(op) => format!("ray_query_object_write {}", op.name()),
+        InstKind::AutodiffIntrinsic(op) => format!("@{}", op.name()),
         other => other.tag().text_keyword().to_string(),
     }
 }
@@ -716,4 +719,53 @@ pub fn table_markdown() -> String {
         s.push_str(&format!("| `{}` | {} |\n", r.construct, what));
     }
     s
+}
+
+/// The rows of [`table`] that `m` exercises: per placed instruction its construct
+/// (`arithmetic binary_add`, `atomic fetch_add (f32)`, `instruction loop`, …) and per
+/// scalar kind of the types its functions use, `type <kind>`. The coverage table of
+/// docs/codegen.md maps supported rows to the kernels that exercise them.
+pub fn constructs_used(m: &Module) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut types = Vec::new();
+    for &fid in &m.func_order {
+        let f = m.func(fid);
+        types.extend(f.args.values().map(|a| a.ty));
+        types.extend(f.ret);
+        for i in f.placed_insts() {
+            let d = &f.insts[i];
+            types.extend(d.ty);
+            out.insert(match &d.kind {
+                InstKind::Arithmetic(op) => format!("arithmetic {}", op.name()),
+                InstKind::ThreadGroup(op) => format!("thread_group {}", op.name()),
+                InstKind::ResourceQuery(op, _) => format!("resource_query {}", op.name()),
+                InstKind::ResourceRead(op, _) => format!("resource_read {}", op.name()),
+                InstKind::ResourceWrite(op, _) => format!("resource_write {}", op.name()),
+                InstKind::Atomic(op) => {
+                    let float = d.ty.and_then(|t| m.types.scalar_kind(t)) == Some(ScalarKind::F32);
+                    let class = if float { "f32" } else { "integer" };
+                    format!("atomic {} ({class})", op.name())
+                }
+                k => format!("instruction {}", k.tag().text_keyword()),
+            });
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    while let Some(t) = types.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        match m.types.get(t) {
+            TypeData::Scalar(k) => {
+                out.insert(format!("type {}", k.text_name()));
+            }
+            TypeData::Vector { elem, .. }
+            | TypeData::Matrix { elem, .. }
+            | TypeData::Array { elem, .. }
+            | TypeData::Buffer { elem: Some(elem) } => types.push(*elem),
+            TypeData::Struct { members, .. } => types.extend(members.iter().copied()),
+            _ => {}
+        }
+    }
+    out
 }
