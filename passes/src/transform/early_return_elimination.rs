@@ -126,16 +126,13 @@ fn add_undef_incoming(func: &mut Function, undefs: &[(Type, Value)], b: BlockId,
         let i = func.blocks[b].insts[k];
         let ty = func.inst(i).ty;
         let d = func.inst_mut(i);
-        if let InstKind::Phi { blocks } = &mut d.kind
-            && !blocks.contains(&pred)
-        {
+        if d.is_phi() && d.phi_edge_from(pred).is_none() {
             let u = undefs
                 .iter()
                 .find(|(t, _)| Some(*t) == ty)
                 .map(|(_, v)| *v)
                 .expect("undefined values prepared for every phi type");
-            blocks.push(pred);
-            d.operands.push(u);
+            d.phi_push(u, pred);
         }
     }
 }
@@ -143,8 +140,8 @@ fn add_undef_incoming(func: &mut Function, undefs: &[(Type, Value)], b: BlockId,
 fn rename_incoming(func: &mut Function, succ: BlockId, old: BlockId, new: BlockId) {
     for k in 0..func.blocks[succ].insts.len() {
         let i = func.blocks[succ].insts[k];
-        if let InstKind::Phi { blocks } = &mut func.inst_mut(i).kind {
-            blocks.iter_mut().filter(|b| **b == old).for_each(|b| *b = new);
+        if func.inst(i).is_phi() {
+            func.inst_mut(i).phi_rename_block(old, new);
         }
     }
 }
@@ -188,14 +185,23 @@ fn conditionalize(
             for s in &succs {
                 rename_incoming(func, *s, b, t_new);
             }
-            func.append_inst(f_new, InstData::new(InstKind::Branch, None, [Value::Block(nm)]));
+            func.append_inst(
+                f_new,
+                InstData::new(InstKind::Branch, None, [Value::Block(nm)]),
+            );
             add_undef_incoming(func, undefs, nm, f_new);
             nm
         }
         None => {
             let mn = func.create_block();
-            func.append_inst(t_new, InstData::new(InstKind::Branch, None, [Value::Block(mn)]));
-            func.append_inst(f_new, InstData::new(InstKind::Branch, None, [Value::Block(mn)]));
+            func.append_inst(
+                t_new,
+                InstData::new(InstKind::Branch, None, [Value::Block(mn)]),
+            );
+            func.append_inst(
+                f_new,
+                InstData::new(InstKind::Branch, None, [Value::Block(mn)]),
+            );
             func.inst_mut(term[0]).block = Some(mn);
             func.blocks[mn].insts.push(term[0]);
             for s in &succs {
@@ -315,7 +321,10 @@ fn rewrite(m: &mut Module, f: FuncId) -> Option<(Function, u64)> {
         if let (Some(s), Some(v)) = (slot, func.inst(r).operands.first().copied()) {
             func.insert_inst_before(r, InstData::new(InstKind::Store, None, [Value::Inst(s), v]));
         }
-        func.insert_inst_before(r, InstData::new(InstKind::Store, None, [Value::Inst(flag), t_false]));
+        func.insert_inst_before(
+            r,
+            InstData::new(InstKind::Store, None, [Value::Inst(flag), t_false]),
+        );
         let d = func.inst_mut(r);
         d.kind = InstKind::Branch;
         d.operands.clear();
