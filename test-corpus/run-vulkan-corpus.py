@@ -6,6 +6,7 @@ Vulkan driver but no Rust toolchain or lit (docs/codegen.md, "Real GPU").
     python3 test-corpus/run-vulkan-corpus.py --xir-run PATH [--corpus DIR] [-- FLAGS...]
 
 FLAGS are added to every `xir-run` RUN line (e.g. `--device=gpu --show-device`).
+RUN lines that pipe into FileCheck use `--filecheck PATH` (xir-filecheck works).
 Files without `REQUIRES: vulkan` (the backend's refusals) are skipped. Prints one line
 per file (PASS, FAIL, or UNSUPPORTED for xir-run's exit status 5: the device cannot run
 the kernel, e.g. another subgroup size) and a closing 'N passed, N failed, N skipped'
@@ -28,6 +29,8 @@ def main():
     ap.add_argument("--xir-run", required=True)
     ap.add_argument("--corpus", default=os.path.join(HERE, "corpus"))
     ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--filecheck", default="FileCheck",
+                    help="FileCheck for RUN lines that pipe into it (xir-filecheck or LLVM's)")
     ap.add_argument("flags", nargs="*")
     args = ap.parse_args()
     vdir = os.path.join(args.corpus, "exec-vulkan")
@@ -41,9 +44,16 @@ def main():
         ok, unsupported, log = True, False, []
         for line in re.findall(r"^// RUN: (.*)$", text, re.M):
             line = line.replace("%S", vdir).replace("%t", t)
+            line = line.replace("%s", os.path.join(vdir, name))
             words = shlex.split(line)
             if words[0] == "xir-run":
                 words = [args.xir_run] + words[1:] + args.flags
+            if "|" in words:
+                # A pipeline (`cat %t | FileCheck %s`): through the shell, with FileCheck
+                # replaced by the one given.
+                words = [args.filecheck if w == "FileCheck" else w for w in words]
+                words = ["bash", "-o", "pipefail", "-c", " ".join(
+                    w if w == "|" else shlex.quote(w) for w in words)]
             try:
                 p = subprocess.run(words, capture_output=True, text=True, timeout=args.timeout)
             except subprocess.TimeoutExpired:

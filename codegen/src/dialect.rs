@@ -501,18 +501,6 @@ fn check_function(module: &Module, f: FuncId, errors: &mut Vec<Located>) {
         errors.push(Located::new(Loc::Func(f), "function has no body"));
         return;
     };
-    // Loop prepare blocks, to check cond_br placement.
-    let mut prepares = rustc_hash::FxHashMap::default();
-    for &b in &closure {
-        if let Some(t) = func.terminator(b)
-            && let InstKind::Loop {
-                body: lb, merge, ..
-            } = &func.inst(t).kind
-            && let Some(p) = func.inst(t).operands.first().and_then(|v| v.as_block())
-        {
-            prepares.insert(p, (*lb, *merge));
-        }
-    }
     for &b in &closure {
         let insts = &func.blocks[b].insts;
         if insts.is_empty() || func.terminator(b).is_none() {
@@ -535,8 +523,34 @@ fn check_function(module: &Module, f: FuncId, errors: &mut Vec<Located>) {
             {
                 continue;
             }
-            check_inst(module, func, f, i, b, body, &prepares, is_kernel, errors);
+            check_inst(module, func, f, i, b, body, is_kernel, errors);
         }
+    }
+    check_form(func, f, errors);
+}
+
+/// Structured control flow exactly as `xir_ir::analysis::form` defines it (SPIR-V's
+/// loop-header forms and structured-exit rules). Only executable edges count, so true
+/// orphans and inactive role payloads (emitted in the canonical unreachable form) are
+/// not judged; `indexed_branch` is reported by the dialect table.
+fn check_form(func: &Function, f: FuncId, errors: &mut Vec<Located>) {
+    use xir_ir::analysis::form::{self, Form, ViolationKind};
+    let closure: rustc_hash::FxHashSet<_> = structural_closure(func).into_iter().collect();
+    for v in form::violations(func, Form::Structured) {
+        if !closure.contains(&v.block) || v.keyword() == "indexed_branch" {
+            continue;
+        }
+        let msg = match v.kind {
+            ViolationKind::UnstructuredBranch => {
+                "cond_br outside a loop's prepare block is unstructured control flow".to_string()
+            }
+            ViolationKind::BadLoopPrepare => {
+                "a loop's prepare block must end with `br body` or `cond_br %c, body, merge`"
+                    .to_string()
+            }
+            _ => v.message(),
+        };
+        errors.push(Located::new(Loc::Inst(f, v.inst), msg).help(RUN_FINAL));
     }
 }
 
@@ -548,6 +562,9 @@ fn describe(kind: &InstKind) -> String {
         InstKind::ResourceRead(op, _) => format!("resource_read {}", op.name()),
         InstKind::ResourceWrite(op, _) => format!("resource_write {}", op.name()),
         InstKind::Atomic(op) => format!("atomic {}", op.name()),
+        InstKind::RayQueryObjectRead(op) => format!("ray_query_object_read {}", op.name()),
+        InstKind::RayQueryObjectWrite(op) => format!("ray_query_object_write {}", op.name()),
+        InstKind::AutodiffIntrinsic(op) => format!("@{}", op.name()),
         other => other.tag().text_keyword().to_string(),
     }
 }
@@ -560,10 +577,6 @@ fn check_inst(
     i: xir_ir::InstId,
     b: xir_ir::BlockId,
     body: xir_ir::BlockId,
-    prepares: &rustc_hash::FxHashMap<
-        xir_ir::BlockId,
-        (Option<xir_ir::BlockId>, Option<xir_ir::BlockId>),
-    >,
     is_kernel: bool,
     errors: &mut Vec<Located>,
 ) {
@@ -613,43 +626,11 @@ fn check_inst(
                 errors.push(
                     Located::new(loc, "loop without body, update or merge block").help(RUN_FINAL),
                 );
-                return;
-            }
-            let Some(p) = inst.operands.first().and_then(|v| v.as_block()) else {
-                return;
-            };
-            if let Some(t) = func.terminator(p) {
-                let ti = func.inst(t);
-                let ok = match ti.kind {
-                    InstKind::Branch => ti.operands.first().and_then(|v| v.as_block()) == *lb,
-                    InstKind::ConditionalBranch => {
-                        ti.operands.get(1).and_then(|v| v.as_block()) == *lb
-                            && ti.operands.get(2).and_then(|v| v.as_block()) == *merge
-                    }
-                    _ => false,
-                };
-                if !ok {
-                    errors.push(
-                        Located::new(Loc::Inst(f, t), "a loop's prepare block must end with `br body` or `cond_br %c, body, merge`")
-                            .help(RUN_FINAL),
-                    );
-                }
             }
         }
         InstKind::SimpleLoop { merge } => {
             if merge.is_none() {
                 errors.push(Located::new(loc, "simple_loop without a merge block").help(RUN_FINAL));
-            }
-        }
-        InstKind::ConditionalBranch => {
-            if !prepares.contains_key(&b) {
-                errors.push(
-                    Located::new(
-                        loc,
-                        "cond_br outside a loop's prepare block is unstructured control flow",
-                    )
-                    .help(RUN_FINAL),
-                );
             }
         }
         InstKind::Alloca(AllocaOp::Shared) => {
@@ -738,4 +719,53 @@ pub fn table_markdown() -> String {
         s.push_str(&format!("| `{}` | {} |\n", r.construct, what));
     }
     s
+}
+
+/// The rows of [`table`] that `m` exercises: per placed instruction its construct
+/// (`arithmetic binary_add`, `atomic fetch_add (f32)`, `instruction loop`, …) and per
+/// scalar kind of the types its functions use, `type <kind>`. The coverage table of
+/// docs/codegen.md maps supported rows to the kernels that exercise them.
+pub fn constructs_used(m: &Module) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut types = Vec::new();
+    for &fid in &m.func_order {
+        let f = m.func(fid);
+        types.extend(f.args.values().map(|a| a.ty));
+        types.extend(f.ret);
+        for i in f.placed_insts() {
+            let d = &f.insts[i];
+            types.extend(d.ty);
+            out.insert(match &d.kind {
+                InstKind::Arithmetic(op) => format!("arithmetic {}", op.name()),
+                InstKind::ThreadGroup(op) => format!("thread_group {}", op.name()),
+                InstKind::ResourceQuery(op, _) => format!("resource_query {}", op.name()),
+                InstKind::ResourceRead(op, _) => format!("resource_read {}", op.name()),
+                InstKind::ResourceWrite(op, _) => format!("resource_write {}", op.name()),
+                InstKind::Atomic(op) => {
+                    let float = d.ty.and_then(|t| m.types.scalar_kind(t)) == Some(ScalarKind::F32);
+                    let class = if float { "f32" } else { "integer" };
+                    format!("atomic {} ({class})", op.name())
+                }
+                k => format!("instruction {}", k.tag().text_keyword()),
+            });
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    while let Some(t) = types.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        match m.types.get(t) {
+            TypeData::Scalar(k) => {
+                out.insert(format!("type {}", k.text_name()));
+            }
+            TypeData::Vector { elem, .. }
+            | TypeData::Matrix { elem, .. }
+            | TypeData::Array { elem, .. }
+            | TypeData::Buffer { elem: Some(elem) } => types.push(*elem),
+            TypeData::Struct { members, .. } => types.extend(members.iter().copied()),
+            _ => {}
+        }
+    }
+    out
 }

@@ -281,10 +281,11 @@ impl Predicate {
                     ..Default::default()
                 };
                 match crate::engines::compare(&m, *runs, &options).map_err(Undecided)? {
-                    crate::engines::EngineVerdict::Differ(d) => Ok(verdict(true, d)),
+                    crate::engines::EngineVerdict::Differ { text, .. } => Ok(verdict(true, text)),
                     crate::engines::EngineVerdict::Agree {
                         compared: 0,
                         skipped: Some(why),
+                        ..
                     } => Err(Undecided(format!(
                         "no generated input was defined for the interpreter ({why})"
                     ))),

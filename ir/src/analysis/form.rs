@@ -6,10 +6,15 @@
 //! * **Plain CFG**: no structured construct (`if`, `switch`, `loop`, `simple_loop`,
 //!   `ray_query_loop`, `autodiff`, `outline`) and no `break` / `continue`. Branches are
 //!   `br`, `cond_br` and `indexed_branch`.
-//! * **Structured** (the SPIR-V seed's rule): no `indexed_branch`, and a `cond_br` may
-//!   only end a loop's prepare block. Every loop's prepare block ends in exactly
-//!   `br body` or `cond_br c, body, merge` (the two native loop-header forms). Any other
-//!   `cond_br` is an unstructured branch.
+//! * **Structured** (the SPIR-V seed's rules, what spirv-val accepts): no
+//!   `indexed_branch`, and a `cond_br` may only end a loop's prepare block. Every loop's
+//!   prepare block ends in exactly `br body` or `cond_br c, body, merge` (the two native
+//!   loop-header forms). Any other `cond_br` is an unstructured branch. Every executable
+//!   edge obeys SPIR-V's structured-exit rules ([`exits`]): an `if` exits only to its
+//!   merge, the nearest enclosing switch's merge or the nearest loop's merge or continue
+//!   target; a `switch` never to an enclosing switch's merge; a loop only to its own merge
+//!   or continue target; back edges only `update → prepare` or back to a `simple_loop`
+//!   body; headers dominate their merges; a block merges at most one construct.
 //!
 //! A function may be in both forms (straight-line code, or only `br`), or in neither
 //! (an `if` next to a free `cond_br`).
@@ -28,6 +33,10 @@
 //! let v = form::first_violation(f, Form::Structured).unwrap();
 //! assert_eq!(v.keyword(), "cond_br");
 //! ```
+
+pub mod exits;
+
+pub use exits::{ConstructPart, ConstructRef};
 
 use crate::entity::SecondaryMap;
 use crate::function::Function;
@@ -64,6 +73,18 @@ pub enum ViolationKind {
     /// The terminator of a loop prepare block is not `br body` or
     /// `cond_br c, body, merge` (breaks structured form).
     BadLoopPrepare,
+    /// An edge leaves [`Violation::construct`] to a block that is not one of its
+    /// structured exits (breaks structured form).
+    BadExit,
+    /// An edge to a block that dominates it that is not a loop's back edge (breaks
+    /// structured form).
+    BadBackEdge,
+    /// A construct's merge (or a loop's update block) is reachable without passing
+    /// through its header, or is the header itself (breaks structured form).
+    MergeNotDominated,
+    /// A block is the merge or continue target of two constructs (breaks structured
+    /// form); [`Violation::construct`] is the other owner.
+    SharedMerge,
 }
 
 /// One instruction that breaks a form.
@@ -77,6 +98,11 @@ pub struct Violation {
     keyword: &'static str,
     /// Why.
     pub kind: ViolationKind,
+    /// The target block of the offending edge, or the merge at issue.
+    pub target: Option<BlockId>,
+    /// The construct whose rule is broken (for [`ViolationKind::SharedMerge`], the
+    /// construct that owns the merge first).
+    pub construct: Option<ConstructRef>,
 }
 
 impl Violation {
@@ -99,6 +125,27 @@ impl Violation {
             ),
             ViolationKind::BadLoopPrepare => format!(
                 "a loop's prepare block must end in `br body` or `cond_br c, body, merge` (it ends in {} to other targets)",
+                self.keyword
+            ),
+            ViolationKind::BadExit => match self.construct {
+                Some(c) => format!(
+                    "`{}` leaves the `{}` construct by a branch that is not a structured exit: {}",
+                    self.keyword,
+                    c.keyword,
+                    c.exit_rule()
+                ),
+                None => format!("`{}` is not a structured exit", self.keyword),
+            },
+            ViolationKind::BadBackEdge => format!(
+                "`{}` branches back to a block that dominates it, which is not a loop's back edge (only update → prepare, or back to a `simple_loop` body from inside it)",
+                self.keyword
+            ),
+            ViolationKind::MergeNotDominated => format!(
+                "the merge (or update) block of this `{}` is reachable without passing through its header: a construct's header must dominate its merge",
+                self.keyword
+            ),
+            ViolationKind::SharedMerge => format!(
+                "this `{}`'s merge (or update) block is already the merge or continue target of another construct: a block merges at most one construct",
                 self.keyword
             ),
         }
@@ -174,6 +221,8 @@ pub fn check_inst(
         inst: i,
         keyword,
         kind,
+        target: None,
+        construct: None,
     })
 }
 
@@ -187,6 +236,9 @@ pub fn violations(f: &Function, form: Form) -> Vec<Violation> {
     for_each_placed(f, |b, i, d| {
         out.extend(check_inst(form, b, i, d, &prepares));
     });
+    if form == Form::Structured {
+        exits::check(f, &mut out);
+    }
     out
 }
 
@@ -202,7 +254,18 @@ pub fn first_violation(f: &Function, form: Form) -> Option<Violation> {
         });
         return found;
     }
-    violations(f, form).into_iter().next()
+    let prepares = LoopPrepares::compute(f);
+    let mut found = None;
+    for_each_placed_until(f, |b, i, d| {
+        found = check_inst(form, b, i, d, &prepares);
+        found.is_some()
+    });
+    if found.is_some() {
+        return found;
+    }
+    let mut out = Vec::new();
+    exits::check(f, &mut out);
+    out.into_iter().next()
 }
 
 /// Whether `f` is in plain-CFG form.

@@ -5,7 +5,7 @@
 
 use super::Fx;
 use super::graph::Graph;
-use crate::analysis::form::{self, Form};
+use crate::analysis::form::{self, Form, ViolationKind};
 use crate::entity::SecondaryMap;
 use crate::inst::{InstId, InstKind};
 use crate::value::{BlockId, Value};
@@ -29,28 +29,51 @@ pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) {
 /// `require-no-unstructured-control-flow`: the function is in structured form as
 /// [`form`] defines it (the one definition the passes and the backend use too).
 fn check_structured_form(fx: &mut Fx<'_, '_>) {
-    let f = fx.f;
-    let prepares = form::LoopPrepares::compute(f);
-    for k in 0..fx.order.len() {
-        let b = fx.order[k];
-        let Some(bd) = f.blocks.get(b) else { continue };
-        for &i in &bd.insts {
-            if fx.place(i).map(|p| p.0) != Some(b) {
-                continue;
-            }
-            let Some(d) = fx.inst(i) else { continue };
-            if let Some(v) = form::check_inst(Form::Structured, b, i, d, &prepares) {
-                let msg = match v.kind {
-                    form::ViolationKind::BadLoopPrepare => {
-                        "a loop's prepare block must end in `br body` or `cond_br c, body, merge` (require-no-unstructured-control-flow)"
-                    }
-                    _ => {
-                        "unstructured control flow is not allowed here (require-no-unstructured-control-flow)"
-                    }
-                };
-                fx.err_inst(b, i, msg);
-            }
+    const OPT: &str = "require-no-unstructured-control-flow";
+    for v in form::violations(fx.f, Form::Structured) {
+        if fx.place(v.inst).map(|p| p.0) != Some(v.block) {
+            continue;
         }
+        // Reported once, by the option that names it, when both are on.
+        if v.kind == ViolationKind::SharedMerge && fx.opts.require_unique_merge_blocks {
+            continue;
+        }
+        let target = v.target.map(|t| fx.bname(t)).unwrap_or_default();
+        let msg = match v.kind {
+            ViolationKind::BadLoopPrepare => {
+                format!(
+                    "a loop's prepare block must end in `br body` or `cond_br c, body, merge` ({OPT})"
+                )
+            }
+            ViolationKind::StructuredConstruct | ViolationKind::UnstructuredBranch => {
+                format!("unstructured control flow is not allowed here ({OPT})")
+            }
+            ViolationKind::BadExit => {
+                let c = v.construct.expect("an exit violation names its construct");
+                format!(
+                    "`{}` to {target} leaves the `{}` construct of {} by a branch that is not a structured exit: {} ({OPT})",
+                    v.keyword(),
+                    c.keyword,
+                    fx.iname(c.inst),
+                    c.exit_rule()
+                )
+            }
+            ViolationKind::BadBackEdge => format!(
+                "`{}` to {target} is a back edge that is not a loop's: only update → prepare, or back to a `simple_loop` body from inside it ({OPT})",
+                v.keyword()
+            ),
+            ViolationKind::MergeNotDominated => format!(
+                "{target} is reachable without passing through this `{}`'s header: a construct's header must dominate its merge and update blocks ({OPT})",
+                v.keyword()
+            ),
+            ViolationKind::SharedMerge => {
+                let other = v.construct.map(|c| fx.iname(c.inst)).unwrap_or_default();
+                format!(
+                    "{target} is also the merge or continue target of {other}: a block merges at most one construct ({OPT})"
+                )
+            }
+        };
+        fx.err_inst(v.block, v.inst, msg);
     }
 }
 

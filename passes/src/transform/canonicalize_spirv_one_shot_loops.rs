@@ -95,22 +95,6 @@ pub struct Candidate {
     pub simple: bool,
 }
 
-fn reachable(func: &Function) -> SecondaryMap<BlockId, bool> {
-    let mut seen = SecondaryMap::with_default(false);
-    let Some(entry) = func.body else { return seen };
-    seen[entry] = true;
-    let mut work = vec![entry];
-    while let Some(b) = work.pop() {
-        for s in func.successors(b) {
-            if !seen[s] {
-                seen[s] = true;
-                work.push(s);
-            }
-        }
-    }
-    seen
-}
-
 /// The one-shot loops of `func` (no mutation).
 pub fn candidates(func: &Function) -> Vec<Candidate> {
     let mut owned: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
@@ -118,7 +102,7 @@ pub fn candidates(func: &Function) -> Vec<Candidate> {
     for &b in &func.block_order {
         owned[b] = true;
     }
-    let live = reachable(func);
+    let live = crate::util::reach::reachable(func);
     for &b in &func.block_order {
         if live[b] {
             for s in func.successors(b) {

@@ -90,23 +90,6 @@ fn label(m: &Module, f: FuncId, b: BlockId) -> String {
         .unwrap_or_else(|| "an unlisted block".into())
 }
 
-/// Ordinary reachability: successor operands from the body.
-fn ordinary(func: &Function) -> SecondaryMap<BlockId, bool> {
-    let mut seen = SecondaryMap::with_default(false);
-    let Some(entry) = func.body else { return seen };
-    seen[entry] = true;
-    let mut work = vec![entry];
-    while let Some(b) = work.pop() {
-        for s in func.successors(b) {
-            if !seen[s] {
-                seen[s] = true;
-                work.push(s);
-            }
-        }
-    }
-    seen
-}
-
 fn plan(m: &Module, f: FuncId) -> Result<Option<Plan>, String> {
     let func = m.func(f);
     let closure = StructuralClosure::compute(func).map_err(|e| {
@@ -116,7 +99,7 @@ fn plan(m: &Module, f: FuncId) -> Result<Option<Plan>, String> {
             e.role
         )
     })?;
-    let live = ordinary(func);
+    let live = crate::util::reach::reachable(func);
     let inactive: Vec<(BlockId, Membership)> = func
         .block_order
         .iter()

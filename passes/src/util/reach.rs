@@ -89,6 +89,23 @@ pub fn structural_successors(f: &Function, b: BlockId) -> Vec<BlockId> {
     out
 }
 
+/// Blocks reachable from the body along [`Function::successors`] (physical edges only).
+pub fn reachable(f: &Function) -> SecondaryMap<BlockId, bool> {
+    let mut seen = SecondaryMap::with_default(false);
+    let Some(entry) = f.body else { return seen };
+    seen[entry] = true;
+    let mut work = vec![entry];
+    while let Some(b) = work.pop() {
+        for s in f.successors(b) {
+            if !seen[s] {
+                seen[s] = true;
+                work.push(s);
+            }
+        }
+    }
+    seen
+}
+
 /// Owned blocks reachable from the body along [`structural_successors`].
 pub fn structurally_reachable(f: &Function) -> SecondaryMap<BlockId, bool> {
     let own = owned(f);

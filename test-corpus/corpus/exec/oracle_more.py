@@ -30,6 +30,156 @@ def register(o):
         return ((x << s) | (x >> (bits - s))) & ((1 << bits) - 1) if s else x
 
     @kernel
+    def warp_vote_bits():
+        # Warp size 8, two warps; a warp op reads its warp's 8 lanes (all active).
+        W = 8
+        a = [1, 3, 5, 7, 9, 11, 13, 15, 2, 3, 4, 6, 8, 10, 12, 14]
+        n = len(a)
+        r = Run([n])
+        r.buffer("u32", a)
+
+        def warp(t):
+            return a[t - t % W : t - t % W + W]
+
+        def band(xs):
+            v = 0xFFFFFFFF
+            for x in xs:
+                v &= x
+            return v
+
+        def bxor(xs):
+            v = 0
+            for x in xs:
+                v ^= x
+            return v
+
+        def odd(xs):
+            return [x & 1 == 1 for x in xs]
+
+        def prefix_product(t):
+            v = 1
+            for x in warp(t)[: t % W]:
+                v = u(v * x)
+            return v
+
+        outs = [
+            ("u32", lambda t: int(t % W == 0)),
+            ("u32", lambda t: 0),
+            ("u32", lambda t: band(warp(t))),
+            ("u32", lambda t: bxor(warp(t))),
+            ("u32", lambda t: int(all(odd(warp(t))))),
+            ("u32", lambda t: int(any(odd(warp(t))))),
+            (("vector", "u32", 4),
+             lambda t: [sum(1 << l for l, c in enumerate(odd(warp(t))) if c), 0, 0, 0]),
+            ("u32", prefix_product),
+            ("u32", lambda t: warp(t)[0]),
+        ]
+        for ty, f in outs:
+            z = [0, 0, 0, 0] if isinstance(ty, tuple) else 0
+            k = r.buffer(ty, [z] * n)
+            r.final[k] = [f(t) for t in range(n)]
+        return r
+
+    @kernel
+    def atomics_exchange_sub_and():
+        xf = [1.5, -0.0, 7.0, 100.25]
+        nf = [2.0, 3.5, -0.0, -1.0]
+        xu = [5, 6, 7, 0xFFFFFFFF]
+        ex = [5, 0, 7, 1]
+        de = [50, 60, 70, 80]
+        sf = [10.0, 0.5, -2.0, 1024.0]
+        df = [2.5, 0.5, 0.25, -0.5]
+        au = [0xFF, 0xF0F0, 0xFFFFFFFF, 12]
+        mu = [0x0F, 0xFF00, 0x12345678, 0]
+        r = Run([len(xf)])
+        kxf = r.buffer("f32", xf)
+        r.buffer("f32", nf)
+        kxu = r.buffer("u32", xu)
+        r.buffer("u32", ex)
+        r.buffer("u32", de)
+        ksf = r.buffer("f32", sf)
+        r.buffer("f32", df)
+        kau = r.buffer("u32", au)
+        r.buffer("u32", mu)
+        r.final[kxf] = list(nf)
+        r.final[kxu] = [d if x == e else x for x, e, d in zip(xu, ex, de)]
+        r.final[ksf] = [fl(x - d) for x, d in zip(sf, df)]
+        r.final[kau] = [x & m for x, m in zip(au, mu)]
+        for t, old in [("f32", xf), ("u32", xu), ("f32", sf), ("u32", au)]:
+            k = r.buffer(t, [0.0 if t == "f32" else 0] * len(xf))
+            r.final[k] = list(old)
+        return r
+
+    @kernel
+    def volatile_buffers():
+        src = [0, 1, 0xFFFFFFFF, 1000]
+        words = [0x12345678, 0, 0xFFFFFFFF, 0xABCDEF00]
+        r = Run([len(src)])
+        r.buffer("u32", src)
+        dst = r.buffer("u32", [0] * len(src))
+        bb = r.byte_buffer("u32", words)
+        r.final[dst] = [u(x + 7) for x in src]
+        r.final[bb] = [b for w in words for b in (w ^ 0xFF).to_bytes(4, "little")]
+        return r
+
+    @kernel
+    def matrix_comp_ops():
+        mt = ("matrix", "f32", 2)
+        a = [[[1.0, 2.0], [3.0, 4.0]], [[-6.0, 0.5], [9.0, -0.0]], [[1048576.0, -7.0], [0.25, 3.0]],
+             [[0.0, 8.0], [-1.5, 10.0]]]
+        b = [[[2.0, 4.0], [0.5, -8.0]], [[3.0, 0.25], [-3.0, 2.0]], [[2.0, 7.0], [0.125, -0.5]],
+             [[-4.0, 16.0], [3.0, 5.0]]]
+        v = [[1.0, 2.0, 3.0, 4.0], [-0.5, 2.0, 0.25, 8.0], [1e10, 1e-10, 1.0, -1.0],
+             [0.0, 5.0, -5.0, 2.0]]
+        v = [[fl(x) for x in w] for w in v]
+        n = len(a)
+        r = Run([n])
+        r.buffer(mt, a)
+        r.buffer(mt, b)
+        r.buffer(("vector", "f32", 4), v)
+        zm = [[0.0, 0.0], [0.0, 0.0]]
+
+        def comp(f, x, y):
+            return [[f(p, q) for p, q in zip(c1, c2)] for c1, c2 in zip(x, y)]
+
+        for f in [
+            lambda x, y: comp(lambda p, q: -p, x, y),
+            lambda x, y: comp(lambda p, q: fl(p - q), x, y),
+            lambda x, y: comp(lambda p, q: fl(p / q), x, y),
+        ]:
+            k = r.buffer(mt, [zm] * n)
+            r.final[k] = [f(a[i], b[i]) for i in range(n)]
+
+        def prod(w):
+            p = w[0]
+            for x in w[1:]:
+                p = fl(p * x)
+            return p
+
+        k = r.buffer("f32", [0.0] * n)
+        r.final[k] = [prod(w) for w in v]
+        return r
+
+    @kernel
+    def float_transcendental_points():
+        # y[k] = op_k(x[k]) in one thread; binary64 results rounded once to f32 (the
+        # points are far from f32 rounding boundaries, where libm's f32 functions and a
+        # rounded binary64 result agree).
+        pts = [
+            (math.sin, 0.5), (math.cos, 0.5), (math.tan, 0.5), (math.asin, 0.5),
+            (math.acos, 0.5), (math.atan, 0.5), (lambda v: math.atan2(v, 2.0), 1.0),
+            (math.sinh, 0.5), (math.cosh, 0.5), (math.tanh, 0.5), (math.asinh, 1.0),
+            (math.acosh, 1.5), (math.atanh, 0.5), (math.exp, 0.5), (lambda v: 2.0**v, 3.0),
+            (lambda v: 10.0**v, 2.0), (math.log, 2.0), (math.log2, 8.0), (math.log10, 100.0),
+            (lambda v: v**10.0, 2.0),
+        ]
+        r = Run([1])
+        r.buffer("f32", [v for _, v in pts])
+        y = r.buffer("f32", [0.0] * len(pts))
+        r.final[y] = [fl(f(v)) for f, v in pts]
+        return r
+
+    @kernel
     def int64_div_rem_signs():
         a = [7, -7, 7, -7, 2**40 + 3, -(2**50), I64_MAX, I64_MIN, 0]
         b = [2, 2, -2, -2, 2**20, 3, -1, 1, -5]

@@ -152,8 +152,24 @@ pub enum Outcome {
     Refused(String),
 }
 
-/// Runs `kernel` of `m` on `inputs`.
+/// The warp size of differential runs unless a caller gives another (`xir-run`'s
+/// default).
+pub const DEFAULT_WARP_SIZE: u32 = 32;
+
+/// Runs `kernel` of `m` on `inputs` with warp size [`DEFAULT_WARP_SIZE`].
 pub fn run_kernel(m: &Module, kernel: FuncId, inputs: &Inputs, max_steps: u64) -> Outcome {
+    run_kernel_with_warp_size(m, kernel, inputs, max_steps, DEFAULT_WARP_SIZE)
+}
+
+/// Runs `kernel` of `m` on `inputs` with warp operations over `warp_size` threads
+/// (to compare with a device whose subgroup size is `warp_size`).
+pub fn run_kernel_with_warp_size(
+    m: &Module,
+    kernel: FuncId,
+    inputs: &Inputs,
+    max_steps: u64,
+    warp_size: u32,
+) -> Outcome {
     let p = match crate::lower(m, kernel, None) {
         Ok(p) => p,
         Err(d) => {
@@ -164,7 +180,7 @@ pub fn run_kernel(m: &Module, kernel: FuncId, inputs: &Inputs, max_steps: u64) -
     let cfg = RunConfig {
         dispatch: inputs.dispatch,
         block_size: p.block_size,
-        warp_size: 32,
+        warp_size,
         schedule: Schedule::Forward,
         max_steps,
     };
@@ -219,6 +235,30 @@ pub fn first_difference(
     expected: &Finished,
     actual: &Finished,
 ) -> Option<Difference> {
+    first_difference_by(m, kernel, expected, actual, lane_eq)
+}
+
+/// Whether two float lanes of kind `k` are both zeros (of either sign).
+pub fn both_zero(k: ScalarKind, a: u64, b: u64) -> bool {
+    let sign = match k {
+        ScalarKind::F16 => 1 << 15,
+        ScalarKind::F32 => 1 << 31,
+        ScalarKind::F64 => 1 << 63,
+        _ => return false,
+    };
+    a & !sign == 0 && b & !sign == 0
+}
+
+/// Like [`first_difference`] but lanes are equal when `same(kind, expected, actual)`
+/// or they are bitwise equal or both NaN.
+pub fn first_difference_by(
+    m: &Module,
+    kernel: FuncId,
+    expected: &Finished,
+    actual: &Finished,
+    same: impl Fn(ScalarKind, u64, u64) -> bool,
+) -> Option<Difference> {
+    let lane_eq = |k, a, b| lane_eq(k, a, b) || same(k, a, b);
     let f = m.func(kernel);
     for (k, &a) in f.arg_order.iter().enumerate() {
         let (Some(Some(x)), Some(Some(y))) = (expected.buffers.get(k), actual.buffers.get(k))

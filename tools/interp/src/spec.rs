@@ -116,7 +116,9 @@ pub fn parse(text: &str) -> Result<Spec, String> {
     Ok(spec)
 }
 
-/// Reads `X,Y,Z` (or `X` / `X,Y`; missing axes are 1), each at least 1.
+/// Reads `X,Y,Z` (or `X` / `X,Y`; missing axes are 1). An axis may be 0: such a dispatch
+/// runs no thread (as `vkCmdDispatch` with a zero count does); block sizes are checked
+/// where they are used.
 pub fn parse_triple(s: &str, what: &str) -> Result<[u32; 3], String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     if parts.is_empty() || parts.len() > 3 {
@@ -539,7 +541,7 @@ pub fn scalar_from_json(k: ScalarKind, j: &J, what: &str) -> Result<u64, String>
                         .map_err(|e| e.to_string()),
                     _ => text
                         .parse::<f64>()
-                        .map(|x| half::f16::from_f64(x).to_bits() as u64)
+                        .map(|x| f16_from_decimal(&text, x).to_bits() as u64)
                         .map_err(|e| e.to_string()),
                 }
                 .map_err(|e| bad(format!("'{text}': {e}")))?;
@@ -568,6 +570,77 @@ pub fn scalar_from_json(k: ScalarKind, j: &J, what: &str) -> Result<u64, String>
             Ok((v as u64) & scalar::mask(k))
         }
     }
+}
+
+/// The `f16` nearest to the decimal `text` (ties to even), given `x`, the `f64` nearest
+/// to it. Rounding `x` again is right except where `x` is exactly halfway between two
+/// `f16`s: then the decimal may lie on either side of (or on) that midpoint, and ties to
+/// even would be wrong unless it lies on it. There the decimal is compared with the
+/// midpoint's exact decimal expansion, so the result is one correct rounding.
+fn f16_from_decimal(text: &str, x: f64) -> half::f16 {
+    use half::f16;
+    let a = x.abs();
+    let r = f16::from_f64(a);
+    let rv = f64::from(r);
+    if !x.is_finite() || rv == a {
+        return f16::from_f64(x);
+    }
+    // The two neighbouring f16 magnitudes around |x| (2^16, the next binade, stands for
+    // "overflow": values from the midpoint 65520 up round to infinity).
+    let (lo, hi) = if r.is_infinite() {
+        (f16::MAX, r)
+    } else if rv > a {
+        (f16::from_bits(r.to_bits() - 1), r)
+    } else {
+        (r, f16::from_bits(r.to_bits() + 1))
+    };
+    let hi_value = if hi.is_infinite() {
+        65536.0
+    } else {
+        f64::from(hi)
+    };
+    if (f64::from(lo) + hi_value) / 2.0 != a {
+        return f16::from_f64(x);
+    }
+    // |x| is a midpoint: round by where the decimal itself lies.
+    let up = match compare_decimal(text.trim_start_matches('-'), &format!("{a:.80e}")) {
+        std::cmp::Ordering::Greater => true,
+        std::cmp::Ordering::Less => false,
+        std::cmp::Ordering::Equal => lo.to_bits() & 1 == 1,
+    };
+    let m = if up { hi } else { lo };
+    if x < 0.0 { -m } else { m }
+}
+
+/// Compares two non-negative decimal numbers given as text (`123.45`, `1.5e-3`).
+fn compare_decimal(a: &str, b: &str) -> std::cmp::Ordering {
+    // (significant digits without leading/trailing zeros, exponent of the first digit)
+    fn norm(s: &str) -> (String, i64) {
+        let (mant, exp) = match s.find(['e', 'E']) {
+            Some(i) => (&s[..i], s[i + 1..].parse::<i64>().unwrap_or(0)),
+            None => (s, 0),
+        };
+        let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+        let all: String = int.chars().chain(frac.chars()).collect();
+        let lead = all.len() - all.trim_start_matches('0').len();
+        let digits = all
+            .trim_start_matches('0')
+            .trim_end_matches('0')
+            .to_string();
+        (digits, exp + int.len() as i64 - 1 - lead as i64)
+    }
+    let (da, ea) = norm(a);
+    let (db, eb) = norm(b);
+    match (da.is_empty(), db.is_empty()) {
+        (true, true) => return std::cmp::Ordering::Equal,
+        (true, false) => return std::cmp::Ordering::Less,
+        (false, true) => return std::cmp::Ordering::Greater,
+        _ => {}
+    }
+    ea.cmp(&eb).then_with(|| {
+        let n = da.len().max(db.len());
+        format!("{da:0<n$}").cmp(&format!("{db:0<n$}"))
+    })
 }
 
 fn float_bits(k: ScalarKind, x: f64) -> u64 {
@@ -730,4 +803,35 @@ pub fn results_text(
         }
     }
     s
+}
+
+#[cfg(test)]
+mod f16_decimal_tests {
+    use super::f16_from_decimal;
+
+    fn read(text: &str) -> u16 {
+        f16_from_decimal(text, text.parse::<f64>().unwrap()).to_bits()
+    }
+
+    #[test]
+    fn decimals_next_to_a_midpoint_round_once() {
+        // 1 + 2^-11 = 1.00048828125 is halfway between 0x3c00 and 0x3c01; the f64 nearest
+        // to each decimal below is that midpoint, so rounding it again would tie to even.
+        assert_eq!(read("1.00048828125"), 0x3c00);
+        assert_eq!(read("1.00048828125000000000001"), 0x3c01);
+        assert_eq!(read("1.00048828124999999999999"), 0x3c00);
+        assert_eq!(read("-1.00048828125000000000001"), 0xbc01);
+        // 1 + 3·2^-11 is halfway between 0x3c01 and 0x3c02: ties go to the even 0x3c02.
+        assert_eq!(read("1.00146484375"), 0x3c02);
+        assert_eq!(read("1.00146484374999999999999"), 0x3c01);
+        assert_eq!(read("100146484374999999999999e-23"), 0x3c01);
+        // Subnormal midpoint 2^-25 (between 0 and the least subnormal 2^-24).
+        assert_eq!(read("2.98023223876953125e-8"), 0x0000);
+        assert_eq!(read("2.980232238769531250000001e-8"), 0x0001);
+        // Just below the overflow threshold 65520 stays finite.
+        assert_eq!(read("65519.99999999999999999"), 0x7bff);
+        // Not a midpoint: plain rounding.
+        assert_eq!(read("0.1"), 0x2e66);
+        assert_eq!(read("65504"), 0x7bff);
+    }
 }

@@ -13,7 +13,9 @@
 //! * integer divisors are `(d & 255) | 1` (non-zero, positive: no `INT_MIN / -1`),
 //!   shift amounts are masked to `width - 1`; floats use only ops defined on every input
 //!   (`+ - * /`, negation, `abs`, `floor`, `ceil`, comparisons, `select`: NaN and ∞
-//!   propagate, nothing is undefined) and are never converted to integers;
+//!   propagate, nothing is undefined) and are never converted to integers; a float
+//!   divisor outside the range where Vulkan defines `OpFDiv` (magnitude in
+//!   [2^-126, 2^126]) is replaced by 1.0, so the kernels also compare with Vulkan;
 //! * every local is stored right after its `alloca`; loops count a local from 0 to a
 //!   bound below 8 and `continue` goes through the increment; no value is undefined;
 //! * each thread writes only its own output element; atomics use one commutative op per
@@ -546,10 +548,31 @@ impl<'g> Gen<'g> {
         ]);
         let ops = if matches!(op, A::UnaryMinus | A::Abs | A::Floor | A::Ceil) {
             vec![a]
+        } else if op == A::BinaryDiv {
+            vec![a, self.vulkan_divisor(k, b)]
         } else {
             vec![a, b]
         };
         self.arith(op, k, ops)
+    }
+
+    /// `b` where Vulkan defines a float division by it, else 1.0: Vulkan's precision
+    /// table defines `OpFDiv` only for a divisor of magnitude in [2^-126, 2^126]
+    /// ([2^-14, 2^14] for 16-bit floats), so `0 / 0`, `x / ±0`, `x / ±inf`, `x / NaN`
+    /// and divisions by tiny or huge values never reach the differential.
+    /// `select(1.0, select(1.0, b, |b| <= hi), |b| >= lo)`: comparisons with NaN are false.
+    fn vulkan_divisor(&mut self, k: K, b: Value) -> Value {
+        let (lo, hi, one) = match k {
+            K::F16 => (0x0400, 0x7400, 0x3c00),
+            K::F64 => (897 << 52, 1149 << 52, 0x3ff0_0000_0000_0000),
+            _ => (0x0080_0000, 0x7e80_0000, 0x3f80_0000),
+        };
+        let (lo, hi, one) = (self.konst(k, lo), self.konst(k, hi), self.konst(k, one));
+        let mag = self.arith(A::Abs, k, vec![b]);
+        let below_hi = self.arith(A::BinaryLessEqual, K::Bool, vec![mag, hi]);
+        let above_lo = self.arith(A::BinaryGreaterEqual, K::Bool, vec![mag, lo]);
+        let d = self.arith(A::Select, k, vec![one, b, below_hi]);
+        self.arith(A::Select, k, vec![one, d, above_lo])
     }
 
     fn cast_stmt(&mut self) {

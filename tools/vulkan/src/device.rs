@@ -272,9 +272,8 @@ fn check(inst: &Instance, c: &Candidate, k: &Kernel<'_>) -> Result<Chosen, Strin
     })
 }
 
-/// The device to run `k` on.
-pub fn choose(inst: &Instance, choice: DeviceChoice, k: &Kernel<'_>) -> Result<Chosen, Error> {
-    let mut all = candidates(inst)?;
+/// The candidates `choice` names, best first (ranked by type for `auto`).
+fn picked(all: &mut [Candidate], choice: DeviceChoice) -> Result<Vec<&Candidate>, Error> {
     if all.is_empty() {
         return Err(Error::Unsupported("no Vulkan physical device".into()));
     }
@@ -284,11 +283,12 @@ pub fn choose(inst: &Instance, choice: DeviceChoice, k: &Kernel<'_>) -> Result<C
             .collect::<Vec<_>>()
             .join("; ")
     };
+    if choice == DeviceChoice::Auto {
+        all.sort_by_key(|c| (c.rank, c.index));
+    }
+    let all: &[Candidate] = all;
     let picked: Vec<&Candidate> = match choice {
-        DeviceChoice::Auto => {
-            all.sort_by_key(|c| (c.rank, c.index));
-            all.iter().collect()
-        }
+        DeviceChoice::Auto => all.iter().collect(),
         DeviceChoice::Cpu => all.iter().filter(|c| c.rank == 3).collect(),
         DeviceChoice::Gpu => all.iter().filter(|c| c.rank <= 2).collect(),
         DeviceChoice::Index(i) => all.iter().filter(|c| c.index == i).collect(),
@@ -302,9 +302,23 @@ pub fn choose(inst: &Instance, choice: DeviceChoice, k: &Kernel<'_>) -> Result<C
                 DeviceChoice::Gpu => "gpu".into(),
                 DeviceChoice::Index(i) => i.to_string(),
             },
-            listing(&all)
+            listing(all)
         )));
     }
+    Ok(picked)
+}
+
+/// The device `choice` tries first (the best-ranked for `auto`), described; a kernel
+/// without special requirements runs there.
+pub fn preferred(inst: &Instance, choice: DeviceChoice) -> Result<DeviceInfo, Error> {
+    let mut all = candidates(inst)?;
+    Ok(picked(&mut all, choice)?[0].info.clone())
+}
+
+/// The device to run `k` on.
+pub fn choose(inst: &Instance, choice: DeviceChoice, k: &Kernel<'_>) -> Result<Chosen, Error> {
+    let mut all = candidates(inst)?;
+    let picked = picked(&mut all, choice)?;
     let mut reasons = Vec::new();
     for c in picked {
         match check(inst, c, k) {

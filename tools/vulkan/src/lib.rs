@@ -229,3 +229,14 @@ pub fn devices() -> Result<Vec<DeviceInfo>, Error> {
     inst.finish();
     list
 }
+
+/// The device `opts.device` tries first (the best-ranked for `auto`), with its natural
+/// subgroup size: what a caller whose results depend on the subgroup size (the
+/// interpreter's warp size) must assume to compare with a run there.
+pub fn preferred_device(opts: &Options) -> Result<DeviceInfo, Error> {
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let inst = instance::Instance::new(false)?;
+    let info = device::preferred(&inst, opts.device);
+    inst.finish();
+    info
+}

@@ -12,7 +12,7 @@
 //!   (never float → int);
 //! * warp ops run at the top level of the kernel, before any construct (every lane of a
 //!   warp is there: the dispatch is two full blocks); lanes read by `warp_read_lane` are
-//!   masked to `& 31` (the default warp size);
+//!   masked to `& (warp_size - 1)` (any power-of-two warp size);
 //! * a plain-CFG callable (`cond_br` diamond joined by a `phi`, an `indexed_branch` on
 //!   `x & 3` joined by a `phi`, a counted loop with induction phis bounded by `b & 7`)
 //!   holds straight-line statements only.
@@ -23,7 +23,7 @@ use xir_ir::inst::{InstData, InstKind};
 use xir_ir::module::Module;
 use xir_ir::op::{ArithmeticOp as A, CastOp, ThreadGroupOp as W};
 use xir_ir::types::ScalarKind as K;
-use xir_ir::value::{BlockId, FuncId, Value};
+use xir_ir::value::{BlockId, FuncId, SpecialRegister, Value};
 
 /// The wide (16- and 64-bit) kinds.
 pub(super) const WIDE: &[K] = &[K::I16, K::U16, K::I64, K::U64, K::F16, K::F64];
@@ -211,8 +211,12 @@ impl Gen<'_> {
                     self.push(v, k);
                 }
                 1 | 2 => {
+                    // lane = l & (warp_size - 1): in range for any power-of-two warp
+                    // (subgroup) size, so the kernel is defined on every device.
                     let l = self.pick_val(K::U32);
-                    let m = self.konst(K::U32, 31);
+                    let (ws, _) = self.special(SpecialRegister::WarpSize);
+                    let one = self.konst(K::U32, 1);
+                    let m = self.arith(A::BinarySub, K::U32, vec![ws, one]);
                     let lane = self.arith(A::BinaryBitAnd, K::U32, vec![l, m]);
                     let v = self.val_ins(InstKind::ThreadGroup(W::WarpReadLane), k, vec![x, lane]);
                     self.push(v, k);
