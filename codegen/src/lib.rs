@@ -80,12 +80,7 @@ pub fn compile_kernel(
     kernel: FuncId,
     opt: OptLevel,
 ) -> Result<Compiled, CodegenError> {
-    let graph = plan::call_graph(module, kernel).map_err(CodegenError::user)?;
-    dialect::check_graph(module, &graph).map_err(CodegenError::user)?;
-    abi_check(module, kernel)?;
-    let usage = plan::argument_usage(module, &graph);
-    let reprs = plan::buffer_reprs(module, kernel, &graph).map_err(CodegenError::user)?;
-    let (words, mut reflection) = emit::emit_kernel(module, kernel, &graph, &usage, &reprs)?;
+    let (words, mut reflection) = emit_unvalidated(module, kernel)?;
     validate(&words).map_err(|msg| {
         CodegenError::internal(
             Loc::Func(kernel),
@@ -107,6 +102,22 @@ pub fn compile_kernel(
         reflection,
         optimized,
     })
+}
+
+/// Steps 1–4 of the compile contract alone (dialect and ABI checks, plans, emission):
+/// the SPIR-V words and the reflection before validation, optimisation and the
+/// feature mask. The words are *not* validated; use [`compile_kernel`] for a binary to
+/// run. For measuring the emitter apart from SPIRV-Tools (`examples/codegen_scaling.rs`).
+pub fn emit_unvalidated(
+    module: &Module,
+    kernel: FuncId,
+) -> Result<(Vec<u32>, Reflection), CodegenError> {
+    let graph = plan::call_graph(module, kernel).map_err(CodegenError::user)?;
+    dialect::check_graph(module, &graph).map_err(CodegenError::user)?;
+    abi_check(module, kernel)?;
+    let usage = plan::argument_usage(module, &graph);
+    let reprs = plan::buffer_reprs(module, kernel, &graph).map_err(CodegenError::user)?;
+    emit::emit_kernel(module, kernel, &graph, &usage, &reprs)
 }
 
 /// Kernel ABI: argument kinds and types the Vulkan descriptor ABI can carry.

@@ -5,7 +5,8 @@
 //! Emission only reads these plans; it never rediscovers edges or usages.
 
 use crate::error::{Loc, Located};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
+use xir_ir::entity::EntityRef as _;
 use xir_ir::op::{AtomicOp, ResourceReadOp, ResourceWriteOp};
 use xir_ir::types::{TypeData, vector_layout};
 use xir_ir::{
@@ -41,14 +42,24 @@ pub fn kernels(module: &Module) -> Vec<(FuncId, String)> {
 
 /// Blocks of `func` in its structural closure: the ordinary CFG from the body plus every
 /// structured role block (merge, loop body/update) it owns, recursively.
+///
+/// Linear in the function's size: ownership is looked up in a table built once
+/// (`Function::has_block` scans the block list, which made this quadratic in the
+/// number of blocks: a 1M-instruction kernel spent most of its emission here).
 pub fn structural_closure(func: &Function) -> Vec<BlockId> {
-    let mut seen = FxHashSet::default();
     let mut order = Vec::new();
     let Some(body) = func.body else { return order };
+    // Per arena slot: 1 = owned, 2 = owned and visited.
+    let mut state = vec![0u8; func.blocks.len()];
+    for &b in &func.block_order {
+        state[b.index()] = 1;
+    }
     let mut stack = vec![body];
     while let Some(b) = stack.pop() {
-        if !func.has_block(b) || !seen.insert(b) {
-            continue;
+        let s = state.get_mut(b.index());
+        match s {
+            Some(s @ 1) => *s = 2,
+            _ => continue,
         }
         order.push(b);
         if let Some(t) = func.terminator(b) {

@@ -118,16 +118,13 @@ fn add_undef_incoming(func: &mut Function, undefs: &[(Type, Value)], b: BlockId,
         let i = func.blocks[b].insts[k];
         let ty = func.inst(i).ty;
         let d = func.inst_mut(i);
-        if let InstKind::Phi { blocks } = &mut d.kind
-            && !blocks.contains(&pred)
-        {
+        if d.is_phi() && d.phi_edge_from(pred).is_none() {
             let u = undefs
                 .iter()
                 .find(|(t, _)| Some(*t) == ty)
                 .map(|(_, v)| *v)
                 .expect("undefined values prepared for every phi type");
-            blocks.push(pred);
-            d.operands.push(u);
+            d.phi_push(u, pred);
         }
     }
 }
@@ -135,8 +132,8 @@ fn add_undef_incoming(func: &mut Function, undefs: &[(Type, Value)], b: BlockId,
 fn rename_incoming(func: &mut Function, succ: BlockId, old: BlockId, new: BlockId) {
     for k in 0..func.blocks[succ].insts.len() {
         let i = func.blocks[succ].insts[k];
-        if let InstKind::Phi { blocks } = &mut func.inst_mut(i).kind {
-            blocks.iter_mut().filter(|b| **b == old).for_each(|b| *b = new);
+        if func.inst(i).is_phi() {
+            func.inst_mut(i).phi_rename_block(old, new);
         }
     }
 }
@@ -306,7 +303,10 @@ fn rewrite(m: &mut Module, f: FuncId) -> Result<Option<(Function, u64)>, String>
         if let (Some(s), Some(v)) = (slot, func.inst(r).operands.first().copied()) {
             func.insert_inst_before(r, InstData::new(InstKind::Store, None, [Value::Inst(s), v]));
         }
-        func.insert_inst_before(r, InstData::new(InstKind::Store, None, [Value::Inst(flag), t_false]));
+        func.insert_inst_before(
+            r,
+            InstData::new(InstKind::Store, None, [Value::Inst(flag), t_false]),
+        );
         let d = func.inst_mut(r);
         d.kind = InstKind::Branch;
         d.operands.clear();

@@ -15,6 +15,11 @@
 //! inside each construct's merge block, so nesting deepens through a function. Kernels
 //! read `%N.dispatch_id`, numbered lazily (larger than every other id) as upstream does.
 //! The mix averages about 65 bytes of text per instruction.
+//!
+//! `xir-gen-large --vulkan-kernel N OUT.xir [OUT.comp]` writes instead one kernel of
+//! about `N` instructions meant for Vulkan, and the same kernel in GLSL (`kernel.rs`).
+
+mod kernel;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -462,15 +467,36 @@ fn hex(b: &[u8]) -> String {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let Some(n) = args.next().and_then(|s| s.parse::<usize>().ok()) else {
-        eprintln!("usage: xir-gen-large N [OUT]   (generator version {GENERATOR_VERSION})");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = || -> ! {
+        eprintln!(
+            "usage: xir-gen-large N [OUT]   (generator version {GENERATOR_VERSION})\n       \
+             xir-gen-large --vulkan-kernel N OUT.xir [OUT.comp]   (kernel generator version {})",
+            kernel::KERNEL_GENERATOR_VERSION
+        );
         std::process::exit(2);
     };
-    let text = generate(n);
-    let r = match args.next() {
-        Some(path) => xir_driver::output::write_atomically(path.as_ref(), text.as_bytes()),
-        None => std::io::stdout().lock().write_all(text.as_bytes()),
+    let size = |s: Option<&String>| s.and_then(|s| s.parse::<usize>().ok());
+    let r = if args.first().map(String::as_str) == Some("--vulkan-kernel") {
+        let (Some(n), Some(out)) = (size(args.get(1)), args.get(2)) else {
+            usage()
+        };
+        let k = kernel::generate(n);
+        xir_driver::output::write_atomically(out.as_ref(), k.xir.as_bytes()).and_then(|()| {
+            match args.get(3) {
+                Some(glsl) => {
+                    xir_driver::output::write_atomically(glsl.as_ref(), k.glsl.as_bytes())
+                }
+                None => Ok(()),
+            }
+        })
+    } else {
+        let Some(n) = size(args.first()) else { usage() };
+        let text = generate(n);
+        match args.get(1) {
+            Some(path) => xir_driver::output::write_atomically(path.as_ref(), text.as_bytes()),
+            None => std::io::stdout().lock().write_all(text.as_bytes()),
+        }
     };
     if let Err(e) = r {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
