@@ -363,4 +363,31 @@ mod tests {
         let (m, f) = func("module; kernel %k () = define %e: { %r: void = return; };");
         assert!(is_plain(m.func(f)) && is_structured(m.func(f)));
     }
+
+    /// SPIR-V's structured exits: a nested loop may leave only by its own merge or
+    /// continue target; an `if` in it may break or continue that loop.
+    #[test]
+    fn structured_exits() {
+        let src = "module; kernel %k (%c: bool;) = define %e: {
+            %o: void = simple_loop body %ob, merge %om; }
+            %ob: { %i: void = simple_loop body %ib, merge %im; }
+            %ib: { %x: void = if %c, then %t, else %f, merge %j; }
+            %t: { %y: void = br TARGET; }
+            %f: { %z: void = br %j; }
+            %j: { %w: void = br %ib; }
+            %im: { %v: void = br %om; }
+            %om: { %r: void = return; };";
+        for ok in ["%im", "%ib", "%j"] {
+            let (m, f) = func(&src.replace("TARGET", ok));
+            assert!(is_structured(m.func(f)), "{ok}");
+        }
+        let (m, f) = func(&src.replace("TARGET", "%om"));
+        let v = first_violation(m.func(f), Form::Structured).expect("outer merge");
+        assert_eq!(v.kind, ViolationKind::BadExit);
+        // The innermost construct left is the `if`: its nearest loop is the inner one.
+        assert_eq!(v.construct.map(|c| c.part), Some(ConstructPart::Selection));
+        let (m, f) = func(&src.replace("TARGET", "%ob"));
+        let v = first_violation(m.func(f), Form::Structured).expect("outer continue");
+        assert_eq!(v.kind, ViolationKind::BadExit);
+    }
 }
