@@ -5,7 +5,7 @@
 #   xir-opt              -> the built binary (target/debug/xir-opt, or $XIR_OPT)
 #   xir-filecheck, FileCheck -> LLVM's FileCheck (FileCheck-19), the reference engine
 #
-# Features mirror test-corpus/src/lit/features.rs: spirv-tools, vulkan, llvm-filecheck,
+# Features mirror tools/lit/src/features.rs: spirv-tools, vulkan, llvm-filecheck,
 # plus anything listed in XIR_LIT_FEATURES=a,b; XIR_REQUIRE_FEATURES=a,b makes a missing
 # one fatal.
 

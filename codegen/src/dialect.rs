@@ -361,7 +361,7 @@ fn sample_kind(tag: xir_ir::InstTag) -> InstKind {
             has_frame: false,
         },
         T::CoroTerminate => InstKind::CoroTerminate,
-        T::Phi => InstKind::Phi { blocks: vec![] },
+        T::Phi => InstKind::Phi,
         T::Alloca => InstKind::Alloca(AllocaOp::Local),
         T::Load => InstKind::Load,
         T::Store => InstKind::Store,
@@ -584,19 +584,19 @@ fn check_inst(
     let loc = Loc::Inst(f, i);
     let ts = &module.types;
     match &inst.kind {
-        InstKind::Phi { blocks } => {
+        InstKind::Phi => {
+            let incoming = inst.phi_len();
             if b == body {
                 errors.push(Located::new(
                     loc,
                     "phi in the function's entry block: the SPIR-V entry has no predecessor",
                 ));
             }
-            if 3 + 2 * blocks.len() > MAX_WORDS {
+            if 3 + 2 * incoming > MAX_WORDS {
                 errors.push(Located::new(
                     loc,
                     format!(
-                        "phi with {} incoming values exceeds SPIR-V's 65535-word instruction limit",
-                        blocks.len()
+                        "phi with {incoming} incoming values exceeds SPIR-V's 65535-word instruction limit"
                     ),
                 ));
             }

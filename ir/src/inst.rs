@@ -3,8 +3,9 @@
 //!
 //! Operand layouts follow upstream exactly (reference §3): e.g. `If` has operands
 //! `[cond, then_block, else_block]` and its merge block as a side field; `Switch` has
-//! `[selector, default, case blocks…]` with case labels in the kind; `Phi` has the incoming
-//! values as operands and the incoming blocks in the kind. Nullable upstream operands
+//! `[selector, default, case blocks…]` with case labels in the kind; `Phi` has its incoming
+//! edges interleaved as operands, `[value, block, value, block…]` (read and edit them only
+//! through [`crate::phi`]). Nullable upstream operands
 //! (a `return` without value, a coroutine frame) are simply absent from the list.
 //!
 //! Everything stated per kind (keyword, roles, successors, effects, operand shape,
@@ -195,11 +196,8 @@ pub enum InstKind {
     },
     /// No operands.
     CoroTerminate,
-    /// Operands: incoming values; blocks side list.
-    Phi {
-        /// Incoming blocks, parallel to the operands.
-        blocks: Vec<BlockId>,
-    },
+    /// Operands: incoming edges interleaved, `[value, block, …]`; see [`crate::phi`].
+    Phi,
     /// No operands; result type is the allocated type.
     Alloca(AllocaOp),
     /// Operands `[pointer]`.

@@ -123,7 +123,7 @@ pub enum Shape {
     Atomic,
     /// Selector, default, one block per case label.
     CaseLabels,
-    /// One incoming value per incoming block.
+    /// Incoming edges, each a value then a block ([`crate::phi`]).
     PhiBlocks,
     /// The frame if present (`coro_resume`).
     CoroFrame,
@@ -269,8 +269,8 @@ macro_rules! inst_table {
                 }
             }
 
-            /// Every block referenced outside the operand list (merge, loop body/update,
-            /// phi incoming blocks), in field order.
+            /// Every block referenced outside the operand list (merge, loop body/update),
+            /// in field order.
             pub fn side_blocks(&self) -> SmallVec<[BlockId; 3]> {
                 let mut out = SmallVec::new();
                 match self {
@@ -365,7 +365,7 @@ inst_table! {
         effects: [BARRIER], shape: Shape::Exact(0), typing: Free,
     },
     Phi = "phi" {
-        roles: [], succ: Slots::NONE, side: [blocks],
+        roles: [], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::PhiBlocks, typing: AllResult,
     },
     Alloca = "alloca" {

@@ -30,6 +30,7 @@ pub mod interchange;
 pub mod metadata;
 pub mod module;
 pub mod op;
+pub mod phi;
 pub mod rng;
 pub mod source_map;
 pub mod text;

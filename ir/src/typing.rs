@@ -42,8 +42,8 @@ pub enum OperandType {
 pub fn operand_type(kind: &InstKind, k: usize) -> Option<OperandType> {
     match kind.tag().typing() {
         TypingRule::Free => None,
-        // Every incoming value has the phi's type.
-        TypingRule::AllResult => Some(OperandType::Result),
+        // Every incoming value has the phi's type (its incoming blocks are untyped).
+        TypingRule::AllResult => (!crate::phi::phi_slot_edge(k).1).then_some(OperandType::Result),
         // `store (lvalue, value)`: the value has the lvalue's pointee type.
         TypingRule::StorePair => match k {
             0 => Some(OperandType::SameAs(1)),

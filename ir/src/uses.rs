@@ -15,8 +15,9 @@ pub struct Use {
 }
 
 /// Users of every function-local value (instructions, blocks as operands, arguments),
-/// in program order (owned block order, then instruction order). Side-block references
-/// (merge, phi incoming blocks) are not uses, as upstream.
+/// in program order (owned block order, then instruction order). A phi's incoming
+/// blocks are operands ([`crate::phi`]) and so uses; side-block references (merge, loop
+/// body/update) are not.
 #[derive(Clone, Debug, Default)]
 pub struct UseMap {
     /// Uses of instruction results.

@@ -1,6 +1,9 @@
 //! Scaling of `restructure-cfg` and `destructure-cfg` on generated plain CFGs of about
-//! 1k / 10k / 100k blocks in three shapes: deeply nested ifs, wide switches, and many
-//! loops (nested, with breaks and continues). Each row: the blocks, the pass's main
+//! 1k / 10k / 100k blocks in three shapes: deeply nested ifs, wide switches (a
+//! 32-case switch per top-level statement, shallow ifs in the cases), and many loops
+//! (three nested levels with breaks and continues per top-level statement, shallow ifs
+//! inside); the switch and loop shapes repeat their statement, so their construct counts
+//! grow with the size. Each row: the blocks, the pass's main
 //! counters, the wall time and the time per block; the module is verified after each
 //! pass. Run: `cargo run --release -p xir-passes --example cfg_scaling [SIZES…]`.
 //!
@@ -49,7 +52,14 @@ impl Gen {
     /// where control continues.
     fn stmt(&mut self, cur: BlockId, depth: u32) -> BlockId {
         self.print(cur);
-        if self.f.block_order.len() >= self.target || depth > 40 {
+        // Deep ifs nest up to 40 levels; the other shapes stop nesting early, so the
+        // count of switches and loops (not just their depth) grows with the size.
+        let max_depth = match self.shape {
+            Shape::DeepIfs => 40,
+            Shape::WideSwitches => 3,
+            Shape::ManyLoops => 6,
+        };
+        if self.f.block_order.len() >= self.target || depth > max_depth {
             return cur;
         }
         let pick = match self.shape {

@@ -295,12 +295,12 @@ pub fn differential(
         r.kernels += 1;
         let before = (r.compared, r.zero_sign, r.all_skipped, r.undecided.len());
         let mut m = xir_testgen::generate_exec_kernel(seed, &cfg).module;
-        if let Err(e) = spirv_final(&mut m) {
-            r.undecided.push(format!("{seed}: spirv-final: {e}"));
-            continue;
-        }
+        let verdict = match spirv_final(&mut m) {
+            Err(e) => Err(format!("spirv-final: {e}")),
+            Ok(()) => compare(&m, runs, options),
+        };
         let warp = uses_warp_ops(&m);
-        match compare(&m, runs, options) {
+        match verdict {
             Ok(EngineVerdict::Agree { compared: 0, .. }) => r.all_skipped += 1,
             Ok(EngineVerdict::Agree {
                 compared,

@@ -1,5 +1,5 @@
 //! Corpus tests as predicates: a test file's RUN lines, run in-process by the harness's
-//! lit interpreter (`xir_test_corpus::lit`), with every `xir-opt` command that carries a
+//! lit interpreter (`xir_lit`), with every `xir-opt` command that carries a
 //! pipeline edited (a `--bisect-limit`, or a replacement pipeline).
 //!
 //! The test is bad when its RUN lines fail (lit's FAIL, or XFAIL for a test marked so).
@@ -13,8 +13,8 @@ use crate::predicate::{Edit, Undecided, Verdict};
 use crate::util::TempDir;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use xir_test_corpus::lit::commands::{CommandTable, ExitStatus, Io};
-use xir_test_corpus::lit::runner::{Status, Suite};
+use xir_lit::commands::{CommandTable, ExitStatus, Io};
+use xir_lit::runner::{Status, Suite};
 
 /// One `xir-opt` run inside a test.
 #[derive(Clone, Debug)]
@@ -103,7 +103,7 @@ impl LitOracle {
             shown: test.display().to_string(),
             original,
             args: Vec::new(),
-            features: xir_test_corpus::lit::features::detect(),
+            features: xir_lit::features::detect(),
             scratch: Mutex::new(TempDir::new("lit").map_err(|e| e.to_string())?),
         };
         let (_, caps, _) = o.run(&o.original.clone(), &Edit::none()).map_err(|u| u.0)?;

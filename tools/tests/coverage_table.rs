@@ -124,10 +124,10 @@ fn cell(names: &[&str]) -> String {
 
 #[test]
 fn coverage_table_is_current_and_complete() {
-    let features = xir_test_corpus::lit::features::detect();
+    let features = xir_lit::features::detect();
     if !features.contains("vulkan") {
         assert!(
-            !xir_test_corpus::lit::features::required().contains("vulkan"),
+            !xir_lit::features::required().contains("vulkan"),
             "XIR_REQUIRE_FEATURES names vulkan but no Vulkan device with the validation layer was found"
         );
         eprintln!("skipped: no Vulkan device with the validation layer");

@@ -21,10 +21,10 @@ use xir_tools::engines::DiffReason;
 
 #[test]
 fn interpreter_and_vulkan_agree_on_generated_kernels() {
-    let features = xir_test_corpus::lit::features::detect();
+    let features = xir_lit::features::detect();
     if !features.contains("vulkan") {
         assert!(
-            !xir_test_corpus::lit::features::required().contains("vulkan"),
+            !xir_lit::features::required().contains("vulkan"),
             "XIR_REQUIRE_FEATURES names vulkan but no Vulkan device with the validation layer was found"
         );
         eprintln!("skipped: no Vulkan device with the validation layer");

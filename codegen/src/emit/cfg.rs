@@ -667,11 +667,11 @@ fn emit_block(e: &mut Emitter, st: &mut FnState, plan: &CfPlan, b: BlockId) -> R
 /// The value phi `i` takes from XIR block `q` (a planned predecessor).
 fn phi_incoming(e: &mut Emitter, st: &mut FnState, i: xir_ir::InstId, q: BlockId) -> R<Word> {
     let inst = e.m.func(st.f).inst(i);
-    let InstKind::Phi { blocks } = &inst.kind else {
+    if !inst.is_phi() {
         return Err(CodegenError::internal(st.loc(i), "not a phi"));
-    };
-    match blocks.iter().position(|x| *x == q) {
-        Some(k) => e_value(e, st, inst.operands[k]),
+    }
+    match inst.phi_value_from(q) {
+        Some(v) => e_value(e, st, v),
         None => Err(CodegenError::internal(
             st.loc(i),
             "phi has no incoming value for a planned predecessor",

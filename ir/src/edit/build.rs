@@ -68,14 +68,7 @@ pub trait InstBuilder {
     }
     /// `phi (v, block), …` of type `ty`.
     fn phi(&mut self, ty: Type, edges: &[(Value, BlockId)]) -> Value {
-        let data = InstData::new(
-            InstKind::Phi {
-                blocks: edges.iter().map(|e| e.1).collect(),
-            },
-            Some(ty),
-            edges.iter().map(|e| e.0),
-        );
-        Value::Inst(self.insert(data))
+        Value::Inst(self.insert(InstData::phi(ty, edges.iter().copied())))
     }
     /// `arithmetic op operands…` with result type `ty`.
     fn arith(&mut self, op: ArithmeticOp, ty: Type, operands: &[Value]) -> Value {

@@ -10,9 +10,10 @@
 //! * CFG edits keep phis in sync: [`Rewriter::split_block`] renames the phi incoming
 //!   block in every successor, [`Rewriter::redirect_edge`] drops the incoming of the old
 //!   target (when no other edge from the block reaches it) and adds one to the new
-//!   target. A phi edge is edited as one unit, `(block, value)`, through
+//!   target. A phi edge is edited as one unit, `(value, block)` ([`crate::phi`]), through
 //!   [`Rewriter::phi_edges`], [`Rewriter::add_phi_edge`], [`Rewriter::remove_phi_edge`]
-//!   and [`Rewriter::set_phi_value`].
+//!   [`Rewriter::set_phi_value`] and [`Rewriter::rename_phi_block`]; the incoming blocks
+//!   are uses of their blocks, so the use index finds a block's phi edges.
 //! * [`Module::split`](crate::Module::split) lends a pass one function and the module's
 //!   types, constants and undefined values at once; [`Rewriter::for_module`] uses it.
 //!
@@ -47,8 +48,9 @@ pub use uses::UseIndex;
 
 use crate::entity::SecondaryMap;
 use crate::function::Function;
-use crate::inst::{InstData, InstId, InstKind};
+use crate::inst::{InstData, InstId};
 use crate::module::{Globals, Module};
+use crate::phi::{phi_block_slot, phi_slot_edge, phi_value_slot};
 use crate::uses::Use;
 use crate::value::{BlockId, FuncId, Value};
 use smallvec::SmallVec;
@@ -165,7 +167,7 @@ impl<'a> Rewriter<'a> {
     /// The leading phis of `b`.
     pub fn phis(&self, b: BlockId) -> Vec<InstId> {
         self.insts(b)
-            .take_while(|i| matches!(self.inst(*i).kind, InstKind::Phi { .. }))
+            .take_while(|i| self.inst(*i).is_phi())
             .collect()
     }
     /// The terminator of `b`, if its last instruction is one.
@@ -281,8 +283,9 @@ impl<'a> Rewriter<'a> {
         }
     }
 
-    /// Replaces every use of `old` by `new` (operand slots only: phi incoming blocks and
-    /// structured side blocks are not uses). Returns the number of slots rewritten.
+    /// Replaces every use of `old` by `new` (every operand slot naming it, a phi's
+    /// incoming blocks included; structured side blocks are not uses). Returns the
+    /// number of slots rewritten.
     /// O(uses of `old`).
     pub fn replace_all_uses(&mut self, old: Value, new: Value) -> usize {
         if old == new {
@@ -311,7 +314,7 @@ impl<'a> Rewriter<'a> {
     /// When `at` is a phi (the split point must follow the block's phis) or not placed.
     pub fn split_block(&mut self, at: InstId) -> BlockId {
         assert!(
-            !matches!(self.inst(at).kind, InstKind::Phi { .. }),
+            !self.inst(at).is_phi(),
             "Rewriter::split_block: cannot split before a phi"
         );
         let old = self.inst(at).block.expect("split_block: not placed");
@@ -341,21 +344,22 @@ impl<'a> Rewriter<'a> {
         }
         self.touch(old);
         self.touch(new);
-        // Successors of the moved terminator: their phis now come from `new`.
+        // Successors of the moved terminator: their phis now come from `new`. The phi
+        // edges naming `old` are uses of `old` (O(uses)).
         let succs = self.successors(new);
-        let mut seen: SmallVec<[BlockId; 2]> = SmallVec::new();
-        for s in succs {
-            if seen.contains(&s) {
-                continue;
-            }
-            seen.push(s);
-            for p in self.phis(s) {
-                if let InstKind::Phi { blocks } = &mut self.func.insts[p].kind {
-                    for b in blocks.iter_mut().filter(|b| **b == old) {
-                        *b = new;
-                    }
-                }
-            }
+        let renamed: Vec<Use> = self
+            .uses(Value::Block(old))
+            .iter()
+            .copied()
+            .filter(|u| {
+                let d = self.inst(u.inst);
+                d.is_phi()
+                    && phi_slot_edge(u.index as usize).1
+                    && d.block.is_some_and(|b| succs.contains(&b))
+            })
+            .collect();
+        for u in renamed {
+            self.set_operand(u.inst, u.index as usize, Value::Block(new));
         }
         self.at(InsertPoint::End(old)).br(new);
         new
@@ -394,74 +398,78 @@ impl<'a> Rewriter<'a> {
         if !reached_to {
             for p in self.phis(to) {
                 let v = incoming(p);
-                self.add_phi_edge(p, from, v);
+                self.add_phi_edge(p, v, from);
             }
         }
     }
 
     // ---- phi edges ----------------------------------------------------------------
 
-    /// The incoming edges `(block, value)` of phi `p`, in order.
+    /// The incoming edges `(value, block)` of phi `p`, in order.
     ///
     /// # Panics
     /// When `p` is not a phi.
-    pub fn phi_edges(&self, p: InstId) -> Vec<(BlockId, Value)> {
+    pub fn phi_edges(&self, p: InstId) -> Vec<(Value, BlockId)> {
         let d = self.inst(p);
-        match &d.kind {
-            InstKind::Phi { blocks } => blocks
-                .iter()
-                .copied()
-                .zip(d.operands.iter().copied())
-                .collect(),
-            _ => panic!("phi_edges: {p:?} is not a phi"),
-        }
+        assert!(d.is_phi(), "phi_edges: {p:?} is not a phi");
+        d.phi_incoming().collect()
     }
 
-    fn phi_blocks_mut(&mut self, p: InstId) -> &mut Vec<BlockId> {
-        match &mut self.func.insts[p].kind {
-            InstKind::Phi { blocks } => blocks,
-            _ => panic!("{p:?} is not a phi"),
-        }
-    }
-
-    /// Appends the edge `(block, value)` to phi `p`.
-    pub fn add_phi_edge(&mut self, p: InstId, block: BlockId, value: Value) {
-        self.phi_blocks_mut(p).push(block);
+    /// Appends the edge `(value, block)` to phi `p`.
+    ///
+    /// # Panics
+    /// When `p` is not a phi.
+    pub fn add_phi_edge(&mut self, p: InstId, value: Value, block: BlockId) {
         let d = &mut self.func.insts[p];
-        d.operands.push(value);
-        let k = d.operands.len() - 1;
+        assert!(d.is_phi(), "add_phi_edge: {p:?} is not a phi");
+        d.phi_push(value, block);
         if d.block.is_some() {
-            let ops = d.operands.clone();
-            self.uses.insert_slot(p, k, &ops);
-            self.uses.add(p, k, value);
+            let k = d.operands.len() - 2;
+            for (slot, v) in [(k, value), (k + 1, Value::Block(block))] {
+                self.uses.push_slot(p);
+                self.uses.add(p, slot, v);
+            }
         }
     }
 
     /// Removes phi `p`'s edge from `block` and returns its value (`None` if absent).
     /// Later edges keep their order.
     pub fn remove_phi_edge(&mut self, p: InstId, block: BlockId) -> Option<Value> {
-        let k = self.phi_blocks_mut(p).iter().position(|b| *b == block)?;
-        self.phi_blocks_mut(p).remove(k);
-        let placed = self.func.insts[p].block.is_some();
-        let v = self.func.insts[p].operands[k];
-        if placed {
-            self.uses.remove(p, k, v);
-        }
-        self.func.insts[p].operands.remove(k);
-        if placed {
+        let k = self.inst(p).phi_edge_from(block)?;
+        let (vs, bs) = (phi_value_slot(k), phi_block_slot(k));
+        if self.func.insts[p].block.is_some() {
             let ops = self.func.insts[p].operands.clone();
-            self.uses.remove_slot(p, k, &ops);
+            self.uses.remove(p, bs, ops[bs]);
+            self.uses.remove(p, vs, ops[vs]);
+            let (v, _) = self.func.insts[p].phi_remove_edge(k);
+            let ops = self.func.insts[p].operands.clone();
+            self.uses.remove_slots(p, vs..bs + 1, &ops);
+            Some(v)
+        } else {
+            Some(self.func.insts[p].phi_remove_edge(k).0)
         }
-        Some(v)
     }
 
     /// Sets the value phi `p` receives from `block`; false if `p` has no such edge.
     pub fn set_phi_value(&mut self, p: InstId, block: BlockId, value: Value) -> bool {
-        let Some(k) = self.phi_blocks_mut(p).iter().position(|b| *b == block) else {
+        let Some(k) = self.inst(p).phi_edge_from(block) else {
             return false;
         };
-        self.set_operand(p, k, value);
+        self.set_operand(p, phi_value_slot(k), value);
         true
+    }
+
+    /// Renames incoming block `old` to `new` on every edge of phi `p`; returns how many
+    /// edges changed.
+    pub fn rename_phi_block(&mut self, p: InstId, old: BlockId, new: BlockId) -> usize {
+        let slots: SmallVec<[usize; 2]> = (0..self.inst(p).phi_len())
+            .map(phi_block_slot)
+            .filter(|s| self.inst(p).operands[*s] == Value::Block(old))
+            .collect();
+        for &s in &slots {
+            self.set_operand(p, s, Value::Block(new));
+        }
+        slots.len()
     }
 }
 

@@ -3,8 +3,8 @@
 //! name it, plus for every operand slot its position in that list, so adding, removing
 //! and moving a use are all O(1).
 //!
-//! Phi incoming blocks and structured side blocks (merge, loop body/update) are not
-//! uses, as upstream. Lists are unordered (removal is a swap-remove); compare with
+//! A phi's incoming blocks are operands ([`crate::phi`]) and so uses of their blocks;
+//! structured side blocks (merge, loop body/update) are not uses. Lists are unordered (removal is a swap-remove); compare with
 //! [`UseMap`] through [`UseIndex::check`].
 
 use crate::entity::SecondaryMap;
@@ -111,18 +111,23 @@ impl UseIndex {
         }
     }
 
-    /// Inserts an untracked slot at `k` of `inst`'s back-pointers, shifting later slots
-    /// (whose uses get their new index). Call [`Self::add`] for slot `k` next.
-    pub(super) fn insert_slot(&mut self, inst: InstId, k: usize, operands: &[Value]) {
-        self.back.get_mut(inst).insert(k, UNTRACKED);
-        self.renumber_from(inst, k + 1, operands);
+    /// Appends an untracked slot to `inst`'s back-pointers. Call [`Self::add`] for it
+    /// next.
+    pub(super) fn push_slot(&mut self, inst: InstId) {
+        self.back.get_mut(inst).push(UNTRACKED);
     }
 
-    /// Drops slot `k` of `inst` (already removed with [`Self::remove`]), shifting later
-    /// slots down. `operands` is the list after the removal.
-    pub(super) fn remove_slot(&mut self, inst: InstId, k: usize, operands: &[Value]) {
-        self.back.get_mut(inst).remove(k);
-        self.renumber_from(inst, k, operands);
+    /// Drops slots `slots` of `inst` (each already removed with [`Self::remove`]),
+    /// shifting later slots down. `operands` is the list after the removal.
+    pub(super) fn remove_slots(
+        &mut self,
+        inst: InstId,
+        slots: std::ops::Range<usize>,
+        operands: &[Value],
+    ) {
+        let from = slots.start;
+        self.back.get_mut(inst).drain(slots);
+        self.renumber_from(inst, from, operands);
     }
 
     /// Rewrites the `index` of the uses of slots `from..` of `inst`.

@@ -417,6 +417,7 @@ impl<'r, 'a: 'r> Builder<'r, 'a> {
                 block(k).map(Some)
             }
         };
+        let mut phi_edges: Option<Vec<(Value, BlockId)>> = None;
         let labels = |first: usize, ops: &[Value]| -> BResult<Vec<u64>> {
             let sel = ops
                 .first()
@@ -485,9 +486,16 @@ impl<'r, 'a: 'r> Builder<'r, 'a> {
                 has_frame: !ops.is_empty(),
             },
             (InstTag::CoroTerminate, _) => InstKind::CoroTerminate,
-            (InstTag::Phi, _) => InstKind::Phi {
-                blocks: (0..r.aux.len()).map(block).collect::<BResult<_>>()?,
-            },
+            (InstTag::Phi, _) => {
+                // On the wire: values as operands, their blocks as aux (as many).
+                let values = std::mem::take(&mut ops);
+                let mut edges = Vec::with_capacity(values.len());
+                for (k, v) in values.into_iter().enumerate() {
+                    edges.push((v, block(k)?));
+                }
+                phi_edges = Some(edges);
+                InstKind::Phi
+            }
             (_, WireOp::Alloca(o)) => InstKind::Alloca(o),
             (InstTag::Load, _) => InstKind::Load,
             (InstTag::Store, _) => InstKind::Store,
@@ -525,6 +533,9 @@ impl<'r, 'a: 'r> Builder<'r, 'a> {
         let d = self.m.func_mut(fid).inst_mut(i);
         d.kind = kind;
         d.operands = ops;
+        if let Some(edges) = phi_edges {
+            d.phi_set_edges(edges);
+        }
         Ok(())
     }
 }

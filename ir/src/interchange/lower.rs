@@ -419,12 +419,13 @@ impl<'m> Lower<'m> {
                 null_operand = !has_frame;
                 aux.push(i64::from(*token));
             }
-            InstKind::Phi { blocks } => {
-                if blocks.len() != d.operands.len() {
-                    return fail(format!("{}: phi has mismatched incoming lists", what()));
+            InstKind::Phi => {
+                if !d.phi_well_formed() {
+                    return fail(format!("{}: phi has malformed incoming edges", what()));
                 }
-                for b in blocks {
-                    aux.push(owned(*b)?);
+                // On the wire: the incoming values as operands, their blocks as aux.
+                for b in d.phi_blocks() {
+                    aux.push(owned(b)?);
                 }
             }
             InstKind::Alloca(o) => op = WireOp::Alloca(*o),
@@ -490,7 +491,12 @@ impl<'m> Lower<'m> {
         if null_operand {
             operands.push(-1);
         }
-        for v in &d.operands {
+        let wire_operands: SmallVec<[Value; 4]> = if d.is_phi() {
+            d.phi_values().collect()
+        } else {
+            d.operands.iter().copied().collect()
+        };
+        for v in &wire_operands {
             let id = self.value_id(loc, *v);
             if id == NONE {
                 return fail(format!(

@@ -392,8 +392,6 @@ pub struct Ctx<'s> {
     pub body: Option<Body>,
     /// Operand list being accumulated.
     pub ops: smallvec::SmallVec<[Value; 3]>,
-    /// Phi incoming blocks being accumulated.
-    pub phi_blocks: Vec<BlockId>,
     /// Generic type arguments being accumulated (a stack: types nest).
     pub targs: Vec<super::tyres::TArg<'s>>,
     /// Interned scalar types by kind (fast path for type names).
@@ -448,7 +446,6 @@ impl<'s> Ctx<'s> {
             special_decls: Vec::new(),
             body: None,
             ops: smallvec::SmallVec::new(),
-            phi_blocks: Vec::new(),
             targs: Vec::new(),
             scalar_cache: [None; 16],
             placed_spare: Vec::new(),

@@ -37,7 +37,7 @@ impl UserMap {
                 let Some(d) = f.insts.get(i) else {
                     continue;
                 };
-                for &op in &d.operands {
+                for (_, op) in d.operands_except_phi_blocks() {
                     users.entry(Key::of(fid, op)).or_default().push((fid, i));
                 }
             }

@@ -467,12 +467,12 @@ impl<'s> Ctx<'s> {
         Body::with_ops(kind, frame.into_iter().collect())
     }
 
-    /// One `(%v, %b)` of a phi (values go to `ops`, blocks to `phi_blocks`).
+    /// One `(%v, %b)` of a phi (appended to `ops` as an edge, see [`crate::phi`]).
     pub fn phi_inc(&mut self, v: Value, b: BArg) {
         match b.block {
             Some(blk) => {
                 self.ops.push(v);
-                self.phi_blocks.push(blk);
+                self.ops.push(Value::Block(blk));
             }
             None if b.ok => self.error("phi incoming block cannot be null", b.span),
             None => {}
@@ -481,9 +481,8 @@ impl<'s> Ctx<'s> {
 
     /// `phi (…), (…)` from the accumulated incomings.
     pub fn b_phi(&mut self) -> Body {
-        let blocks = std::mem::take(&mut self.phi_blocks);
         Body {
-            kind: Some(InstKind::Phi { blocks }),
+            kind: Some(InstKind::Phi),
             ops: std::mem::take(&mut self.ops),
         }
     }

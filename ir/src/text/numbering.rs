@@ -383,8 +383,13 @@ impl Namer {
                 });
             }
         }
+        /// The operands walked for blocks: none of a phi (its incoming blocks are not
+        /// operands upstream, and its values are never blocks).
         fn operands(f: &Function, i: InstId) -> &[Value] {
-            f.insts.get(i).map(|d| &d.operands[..]).unwrap_or(&[])
+            match f.insts.get(i) {
+                Some(d) if !d.is_phi() => &d.operands[..],
+                _ => &[],
+            }
         }
         let slot = match self.last_local {
             Some((g, s)) if g == fid => s,

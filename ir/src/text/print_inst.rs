@@ -235,16 +235,14 @@ impl Printer<'_> {
                     self.main.push_str("null");
                 }
             }
-            InstKind::Phi { blocks } => {
-                let n = d.operands.len().max(blocks.len());
+            InstKind::Phi => {
+                // Edge by edge; a malformed (odd) list prints its last block as `null`.
+                let n = d.operands.len().div_ceil(2);
                 for k in 0..n {
                     self.main.push_str(" (");
-                    self.val(d, i, k);
+                    self.val(d, i, crate::phi::phi_value_slot(k));
                     self.main.push_str(", ");
-                    match blocks.get(k) {
-                        Some(&b) => self.value(Value::Block(b), None),
-                        None => self.main.push_str("null"),
-                    }
+                    self.reference(d, crate::phi::phi_block_slot(k));
                     self.main.push_str(if k + 1 < n { ")," } else { ")" });
                 }
             }

@@ -14,7 +14,7 @@
 use super::Fx;
 use super::graph::Graph;
 use crate::entity::EntityRef;
-use crate::inst::{InstId, InstKind, InstTag};
+use crate::inst::{InstId, InstTag};
 use crate::value::{BlockId, Value};
 
 /// The dominance and phi checks of instruction `i` of block `b` (placed there, with
@@ -23,10 +23,8 @@ use crate::value::{BlockId, Value};
 #[inline]
 pub(super) fn check_inst(fx: &mut Fx<'_, '_>, g: &mut Graph, b: BlockId, i: InstId) {
     let Some(d) = fx.inst(i) else { return };
-    if fx.placed_tag(i) == Some(InstTag::Phi)
-        && let InstKind::Phi { blocks } = &d.kind
-    {
-        check_phi(fx, g, b, i, blocks);
+    if fx.placed_tag(i) == Some(InstTag::Phi) && d.is_phi() {
+        check_phi(fx, g, b, i);
         return;
     }
     let Some((_, order)) = fx.place(i) else {
@@ -76,10 +74,10 @@ fn report_undominated(
     fx.err_inst_later(b, i, msg);
 }
 
-fn check_phi(fx: &mut Fx<'_, '_>, g: &mut Graph, b: BlockId, i: InstId, blocks: &[BlockId]) {
+fn check_phi(fx: &mut Fx<'_, '_>, g: &mut Graph, b: BlockId, i: InstId) {
     let Some(d) = fx.inst(i) else { return };
     let mut incoming = 0;
-    for (k, (&v, &ib)) in d.operands.iter().zip(blocks).enumerate() {
+    for (k, (v, ib)) in d.phi_incoming().enumerate() {
         if !fx.is_owned(ib) {
             fx.err_inst_later(
                 b,

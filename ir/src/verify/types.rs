@@ -58,6 +58,8 @@ pub(super) enum Want {
     AtLeast(usize),
     ZeroOrOne,
     Arity(crate::op::Arity),
+    /// A phi's `(value, block)` pairs.
+    PhiPairs,
 }
 
 impl std::fmt::Display for Want {
@@ -67,6 +69,7 @@ impl std::fmt::Display for Want {
             Want::AtLeast(k) => write!(f, "at least {k}"),
             Want::ZeroOrOne => f.write_str("0 or 1"),
             Want::Arity(a) => write!(f, "{a}"),
+            Want::PhiPairs => f.write_str("(value, block) pairs of"),
         }
     }
 }
@@ -95,7 +98,8 @@ pub(super) fn expected_count(d: &InstData) -> Result<(), Want> {
             Shape::CaseLabels,
             InstKind::Switch { labels, .. } | InstKind::IndexedBranch { labels },
         ) => exact(labels.len().saturating_add(2)),
-        (Shape::PhiBlocks, InstKind::Phi { blocks }) => exact(blocks.len()),
+        (Shape::PhiBlocks, InstKind::Phi) if d.phi_well_formed() => Ok(()),
+        (Shape::PhiBlocks, InstKind::Phi) => Err(Want::PhiPairs),
         (Shape::CoroFrame, InstKind::CoroResume { has_frame, .. }) => exact(*has_frame as usize),
         (Shape::CoroSuspend, InstKind::CoroSuspend(s)) => exact(
             s.has_frame as usize
@@ -306,9 +310,9 @@ fn check_generic(fx: &Fx<'_, '_>, d: &InstData) -> Result<(), String> {
             blocks_from(d, 1)
         }
         InstKind::Return => check_return(fx, d),
-        InstKind::Phi { .. } => {
-            for (k, &v) in ops.iter().enumerate() {
-                if !fx.rvalue(v) || !operand_type_ok(fx, d, k) {
+        InstKind::Phi => {
+            for (k, v) in d.phi_values().enumerate() {
+                if !fx.rvalue(v) || !operand_type_ok(fx, d, crate::phi::phi_value_slot(k)) {
                     return Err(format!(
                         "incoming value {k} must be an rvalue of the phi's type {}, found {}",
                         fx.tname(d.ty),

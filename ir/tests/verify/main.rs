@@ -52,6 +52,10 @@ impl B {
     pub fn i(&mut self, b: BlockId, kind: InstKind, ty: Option<Type>, ops: Vec<Value>) -> Value {
         Value::Inst(Cursor::at_end(&mut self.f, b).ins(kind, ty, ops))
     }
+    /// `phi (v, block)…` of type `ty` at the end of `b`.
+    pub fn phi(&mut self, b: BlockId, ty: Type, edges: &[(Value, BlockId)]) -> Value {
+        Cursor::at_end(&mut self.f, b).phi(ty, edges)
+    }
     /// A scalar type.
     pub fn t(&mut self, k: ScalarKind) -> Type {
         self.m.types.scalar(k)

@@ -61,7 +61,7 @@ fn phi_module() -> Module {
     b.br(body, j);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    b.i(j, InstKind::Phi { blocks: vec![body] }, Some(u), vec![one]);
+    b.phi(j, u, &[(one, body)]);
     b.ret(j);
     b.done()
 }

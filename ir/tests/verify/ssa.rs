@@ -101,12 +101,7 @@ fn definitions_dominate_uses_across_blocks() {
     let (mut b, [_, t, f, m], x) = diamond(false);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    b.i(
-        m,
-        InstKind::Phi { blocks: vec![t, f] },
-        Some(u),
-        vec![x, one],
-    );
+    b.phi(m, u, &[(x, t), (one, f)]);
     b.ret(m);
     ok(&b.done());
 }
@@ -164,7 +159,7 @@ fn phi_incoming_blocks_equal_the_predecessor_set() {
     // Missing predecessor.
     let (mut b, [_, t, _, m], x) = diamond(false);
     let u = b.t(K::U32);
-    b.i(m, InstKind::Phi { blocks: vec![t] }, Some(u), vec![x]);
+    b.phi(m, u, &[(x, t)]);
     b.ret(m);
     err(
         &b.done(),
@@ -174,14 +169,7 @@ fn phi_incoming_blocks_equal_the_predecessor_set() {
     let (mut b, [body, t, f, m], x) = diamond(false);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    b.i(
-        m,
-        InstKind::Phi {
-            blocks: vec![t, f, body],
-        },
-        Some(u),
-        vec![x, one, one],
-    );
+    b.phi(m, u, &[(x, t), (one, f), (one, body)]);
     b.ret(m);
     err(
         &b.done(),
@@ -191,14 +179,7 @@ fn phi_incoming_blocks_equal_the_predecessor_set() {
     let (mut b, [_, t, f, m], x) = diamond(false);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    b.i(
-        m,
-        InstKind::Phi {
-            blocks: vec![t, f, t],
-        },
-        Some(u),
-        vec![x, one, x],
-    );
+    b.phi(m, u, &[(x, t), (one, f), (x, t)]);
     b.ret(m);
     err(&b.done(), "incoming block 2 (%5) appears more than once");
 }
@@ -217,14 +198,7 @@ fn doubled_edges_count_once() {
         );
         let u = b.t(K::U32);
         let one = b.c(K::U32, 1);
-        b.i(
-            j,
-            InstKind::Phi {
-                blocks: vec![body; incomings],
-            },
-            Some(u),
-            vec![one; incomings],
-        );
+        b.phi(j, u, &vec![(one, body); incomings]);
         b.ret(j);
         b.done()
     };
@@ -241,14 +215,7 @@ fn phi_values_dominate_the_end_of_their_incoming_block() {
     let zero = b.c(K::U32, 0);
     let one = b.c(K::U32, 1);
     b.br(pre, h);
-    let phi = b.i(
-        h,
-        InstKind::Phi {
-            blocks: vec![pre, l],
-        },
-        Some(u),
-        vec![zero, zero],
-    );
+    let phi = b.phi(h, u, &[(zero, pre), (zero, l)]);
     let bt = b.t(K::Bool);
     let c = b.i(
         h,
@@ -270,7 +237,7 @@ fn phi_values_dominate_the_end_of_their_incoming_block() {
     );
     b.br(l, h);
     b.ret(e);
-    b.f.insts[phi.as_inst().unwrap()].operands[1] = next;
+    b.f.insts[phi.as_inst().unwrap()].phi_set_value_at(1, next);
     ok(&b.done());
     // The value from the other arm of a diamond does not dominate this arm's end.
     let mut b = B::kernel();
@@ -292,7 +259,7 @@ fn phi_values_dominate_the_end_of_their_incoming_block() {
     );
     b.br(t, m);
     b.br(f, m);
-    b.i(m, InstKind::Phi { blocks: vec![t, f] }, Some(u), vec![x, x]);
+    b.phi(m, u, &[(x, t), (x, f)]);
     b.ret(m);
     err(
         &b.done(),
@@ -313,7 +280,7 @@ fn phi_values_defined_in_the_incoming_block_precede_its_terminator() {
         vec![one, one],
     );
     b.br(body, j);
-    b.i(j, InstKind::Phi { blocks: vec![body] }, Some(u), vec![x]);
+    b.phi(j, u, &[(x, body)]);
     b.ret(j);
     ok(&b.done());
     // A phi's own result is typed like any incoming value.
@@ -322,7 +289,7 @@ fn phi_values_defined_in_the_incoming_block_precede_its_terminator() {
     b.br(body, j);
     let u = b.t(K::U32);
     let f = b.f(1.0);
-    b.i(j, InstKind::Phi { blocks: vec![body] }, Some(u), vec![f]);
+    b.phi(j, u, &[(f, body)]);
     b.ret(j);
     err(
         &b.done(),

@@ -126,18 +126,8 @@ fn phis_only_at_block_start() {
     b.br(body, next);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    b.i(
-        next,
-        InstKind::Phi { blocks: vec![body] },
-        Some(u),
-        vec![one],
-    );
-    b.i(
-        next,
-        InstKind::Phi { blocks: vec![body] },
-        Some(u),
-        vec![one],
-    );
+    b.phi(next, u, &[(one, body)]);
+    b.phi(next, u, &[(one, body)]);
     b.ret(next);
     ok(&b.done());
     let mut b = B::kernel();
@@ -147,12 +137,7 @@ fn phis_only_at_block_start() {
     let one = b.c(K::U32, 1);
     let u64t = b.m.types.u64();
     b.i(next, InstKind::Clock, Some(u64t), vec![]);
-    b.i(
-        next,
-        InstKind::Phi { blocks: vec![body] },
-        Some(u),
-        vec![one],
-    );
+    b.phi(next, u, &[(one, body)]);
     b.ret(next);
     err(&b.done(), "phi must precede every non-phi instruction");
 }

@@ -47,27 +47,9 @@ fn segment(f: &mut Function, k: &Consts, bool_t: Type, at: BlockId, a: Value) ->
     let fv = arith(&mut cur, ArithmeticOp::BinaryAdd, k.u32t, t1, k.c[1]);
     cur.br(m);
     let mut cur = Cursor::at_end(f, m);
-    let p = cur.ins(
-        InstKind::Phi {
-            blocks: vec![t, fb],
-        },
-        Some(k.u32t),
-        [t1, t1],
-    );
-    let q = cur.ins(
-        InstKind::Phi {
-            blocks: vec![t, fb],
-        },
-        Some(k.u32t),
-        [tv, fv],
-    );
-    let s = arith(
-        &mut cur,
-        ArithmeticOp::BinaryAdd,
-        k.u32t,
-        Value::Inst(p),
-        Value::Inst(q),
-    );
+    let p = cur.phi(k.u32t, &[(t1, t), (t1, fb)]);
+    let q = cur.phi(k.u32t, &[(tv, t), (fv, fb)]);
+    let s = arith(&mut cur, ArithmeticOp::BinaryAdd, k.u32t, p, q);
     cur.br(next);
     (s, next)
 }

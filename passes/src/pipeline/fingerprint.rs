@@ -170,11 +170,8 @@ fn hash_kind(h: &mut FxHasher, k: &InstKind, pos: &dyn Fn(BlockId) -> u32) {
         InstKind::Print { format } => format.hash(h),
         InstKind::CoroSuspend(data) => debug_hash(h, data),
         InstKind::CoroResume { token, has_frame } => (token, has_frame).hash(h),
-        InstKind::Phi { blocks } => {
-            for &b in blocks {
-                pos(b).hash(h);
-            }
-        }
+        // Its incoming blocks are operands, hashed with the others.
+        InstKind::Phi => {}
         InstKind::Alloca(op) => op.hash(h),
         InstKind::Atomic(op) => op.hash(h),
         InstKind::Arithmetic(op) => op.hash(h),

@@ -194,7 +194,7 @@ fn corpus_modules_round_trip() {
         let Ok(src) = std::fs::read_to_string(p) else {
             continue;
         };
-        // A file marked XFAIL records a known limit of a pass (corpus/semantics/known-limits):
+        // A file marked XFAIL records a known limit of a pass (an expected failure):
         // the lit runners check that it still fails, this property would only repeat it.
         let mut header = src
             .lines()

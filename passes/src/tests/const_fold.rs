@@ -62,5 +62,5 @@ fn folds_into_phis_and_branches() {
     assert_eq!(t.term(e).operands[0], tru);
     let v = t.cf32(1.5);
     let f = t.m.func(t.f);
-    assert_eq!(f.insts[p.as_inst().unwrap()].operands[0], v);
+    assert_eq!(f.insts[p.as_inst().unwrap()].phi_edge(0).unwrap().0, v);
 }

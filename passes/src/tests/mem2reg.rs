@@ -80,11 +80,10 @@ fn loop_counter() {
     assert_eq!(stat(&r, "removed_load"), 3);
     let f = t.m.func(t.f);
     let phi = f.blocks[h].insts[0];
-    let InstKind::Phi { blocks } = &f.insts[phi].kind else {
-        panic!()
-    };
-    assert_eq!(blocks, &vec![e, body]);
-    assert_eq!(f.insts[phi].operands.to_vec(), vec![zero, inc]);
+    assert_eq!(
+        f.insts[phi].phi_incoming().collect::<Vec<_>>(),
+        vec![(zero, e), (inc, body)]
+    );
     // The body's load reads the header phi, the exit returns it.
     assert_eq!(
         f.insts[inc.as_inst().unwrap()].operands[0],

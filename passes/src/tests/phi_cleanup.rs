@@ -26,10 +26,7 @@ fn looped(self_ref: bool) -> (T, Value, Value, Value) {
         let back = if self_ref { p } else { q };
         let f = t.func();
         let pi = p.as_inst().unwrap();
-        f.insts[pi].operands.push(back);
-        if let InstKind::Phi { blocks } = &mut f.insts[pi].kind {
-            blocks.push(h);
-        }
+        f.insts[pi].phi_push(back, h);
     }
     t.at(h).cond_br(c, h, exit);
     t.at(exit).ret(Some(q));

@@ -125,10 +125,7 @@ fn swapping_loop_phis_keep_parallel_semantics() {
     {
         let f = t.func();
         let ai = a.as_inst().unwrap();
-        f.insts[ai].operands.push(b);
-        if let InstKind::Phi { blocks } = &mut f.insts[ai].kind {
-            blocks.push(h);
-        }
+        f.insts[ai].phi_push(b, h);
     }
     t.at(h).cond_br(c, h, exit);
     let s = t.at(exit).arith(A::BinarySub, i32t, &[a, b]);
@@ -145,7 +142,10 @@ fn swapping_loop_phis_keep_parallel_semantics() {
     assert_eq!(stat(&back, "inserted_phi"), 2);
     let f = t.m.func(t.f);
     let phis: Vec<InstId> = f.blocks[h].insts[..2].to_vec();
-    let ops: Vec<Vec<Value>> = phis.iter().map(|p| f.insts[*p].operands.to_vec()).collect();
+    let ops: Vec<Vec<Value>> = phis
+        .iter()
+        .map(|p| f.insts[*p].phi_values().collect())
+        .collect();
     // One phi is (x, phi_b), the other (y, phi_a).
     let pa = Value::Inst(phis[0]);
     let pb = Value::Inst(phis[1]);

@@ -148,21 +148,10 @@ fn apply(m: &mut Module, p: &Plan, c: &mut ClearSpirvInactivePayloadsCounters) {
         for j in 0..func.blocks[b].insts.len() {
             let i = func.blocks[b].insts[j];
             let d = func.inst_mut(i);
-            let InstKind::Phi { blocks } = &mut d.kind else {
+            if !d.is_phi() {
                 continue;
-            };
-            let mut keep = 0;
-            for n in 0..blocks.len() {
-                if dead[blocks[n]] {
-                    c.removed_phi_incoming += 1;
-                } else {
-                    blocks[keep] = blocks[n];
-                    d.operands[keep] = d.operands[n];
-                    keep += 1;
-                }
             }
-            blocks.truncate(keep);
-            d.operands.truncate(keep);
+            c.removed_phi_incoming += d.phi_retain(|_, b| !dead[b]) as u64;
         }
     }
     for &(b, membership) in &p.inactive {

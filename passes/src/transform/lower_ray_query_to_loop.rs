@@ -55,9 +55,7 @@ use xir_ir::analysis::Cfg;
 use xir_ir::inst::{InstData, InstKind};
 use xir_ir::op::{ArithmeticOp, RayQueryObjectReadOp, RayQueryObjectWriteOp};
 use xir_ir::text::print::printed_block_labels;
-use xir_ir::{
-    ArgKind, BlockId, FuncId, Function, InstId, Module, SecondaryMap, TypeData, Value,
-};
+use xir_ir::{ArgKind, BlockId, FuncId, Function, InstId, Module, SecondaryMap, TypeData, Value};
 
 /// The `lower-ray-query-to-loop` pass.
 #[derive(Copy, Clone, Debug, Default)]
@@ -244,7 +242,11 @@ fn preflight_loop(
             }
         }
     }
-    if cfg.preds(merge).iter().any(|x| *x != dispatch && *x != parent) {
+    if cfg
+        .preds(merge)
+        .iter()
+        .any(|x| *x != dispatch && *x != parent)
+    {
         return Err("the merge block has a predecessor outside the ray-query loop");
     }
     if func.blocks[dispatch].insts.len() != 1 {
@@ -267,7 +269,11 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
         let dt = func.terminator(site.dispatch).expect("preflighted");
         func.inst(dt).metadata.clone()
     };
-    let (prepare, body, update) = (func.create_block(), func.create_block(), func.create_block());
+    let (prepare, body, update) = (
+        func.create_block(),
+        func.create_block(),
+        func.create_block(),
+    );
     let q = site.query;
     let d = func.inst_mut(site.loop_inst);
     d.kind = InstKind::Loop {
@@ -353,10 +359,8 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
     // A phi in the merge now comes from the prepare block.
     for k in 0..func.blocks[site.merge].insts.len() {
         let i = func.blocks[site.merge].insts[k];
-        if let InstKind::Phi { blocks } = &mut func.inst_mut(i).kind {
-            for b in blocks.iter_mut().filter(|b| **b == site.dispatch) {
-                *b = prepare;
-            }
+        if func.inst(i).is_phi() {
+            func.inst_mut(i).phi_rename_block(site.dispatch, prepare);
         }
     }
     if rs.empty {

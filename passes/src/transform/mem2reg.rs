@@ -373,7 +373,7 @@ impl<'a> State<'a> {
         let mut phis: Vec<InstId> = Vec::with_capacity(phi_blocks.len());
         for &pb in &phi_blocks {
             // Created detached; `place_phis` splices them in, one sweep per block.
-            let mut data = InstData::new(InstKind::Phi { blocks: Vec::new() }, Some(ty), []);
+            let mut data = InstData::phi(ty, []);
             data.metadata = names.clone();
             phis.push(module.func_mut(fid).create_inst(data));
             self.pending.push((pb, *phis.last().expect("just pushed")));
@@ -394,11 +394,7 @@ impl<'a> State<'a> {
                 .into_iter()
                 .map(|(s, b)| (value_of(s, module), b))
                 .collect();
-            let d = &mut module.func_mut(fid).insts[phis[k]];
-            d.operands = vals.iter().map(|x| x.0).collect();
-            d.kind = InstKind::Phi {
-                blocks: vals.iter().map(|x| x.1).collect(),
-            };
+            module.func_mut(fid).insts[phis[k]].phi_set_edges(vals);
         }
         self.inserted.extend(phis);
     }

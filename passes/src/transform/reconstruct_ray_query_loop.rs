@@ -140,9 +140,7 @@ fn is_bool(m: &Module, f: FuncId, i: InstId) -> bool {
 
 fn is_read(m: &Module, f: FuncId, i: InstId, op: RayQueryObjectReadOp, q: Value) -> bool {
     let d = m.func(f).inst(i);
-    d.kind == InstKind::RayQueryObjectRead(op)
-        && d.operands.as_slice() == [q]
-        && is_bool(m, f, i)
+    d.kind == InstKind::RayQueryObjectRead(op) && d.operands.as_slice() == [q] && is_bool(m, f, i)
 }
 
 /// `i` is `unary_bit_not x` of type bool.
@@ -181,8 +179,9 @@ fn used_once_by(func: &Function, v: Value, user: InstId) -> bool {
 /// `b` is exactly `br target`; returns that instruction.
 fn lone_br(func: &Function, b: BlockId, target: BlockId) -> Option<InstId> {
     match insts(func, b) {
-        [only] if func.inst(*only).kind == InstKind::Branch
-            && func.inst(*only).operands.as_slice() == [Value::Block(target)] =>
+        [only]
+            if func.inst(*only).kind == InstKind::Branch
+                && func.inst(*only).operands.as_slice() == [Value::Block(target)] =>
         {
             Some(*only)
         }
@@ -365,11 +364,7 @@ impl Ctx<'_> {
             return Err("ray-query termination test is not canonical");
         }
         if func.inst(br).operands.as_slice()
-            != [
-                Value::Inst(not),
-                Value::Block(body),
-                Value::Block(merge),
-            ]
+            != [Value::Inst(not), Value::Block(body), Value::Block(merge)]
             || !used_once_by(func, Value::Inst(term), not)
             || !used_once_by(func, Value::Inst(not), br)
         {
@@ -394,8 +389,7 @@ impl Ctx<'_> {
         let surface = self.handler(s_entry, body, update)?;
         let procedural = self.handler(p_entry, body, update)?;
         self.check_regions(&surface, &procedural)?;
-        if !self.preds_within(prepare, &[parent, update]) || !self.preds_within(body, &[prepare])
-        {
+        if !self.preds_within(prepare, &[parent, update]) || !self.preds_within(body, &[prepare]) {
             return Err("canonical ray-query shell has an external predecessor");
         }
         if !self.latch_preds_within(update, body, &surface, &procedural) {
@@ -639,17 +633,14 @@ fn rewrite(m: &mut Module, f: FuncId, c: Candidate) {
     }
     for k in 0..func.blocks[c.merge].insts.len() {
         let i = func.blocks[c.merge].insts[k];
-        if let InstKind::Phi { blocks } = &mut func.inst_mut(i).kind {
-            for b in blocks.iter_mut().filter(|b| **b == c.merge_pred) {
-                *b = dispatch;
-            }
+        if func.inst(i).is_phi() {
+            func.inst_mut(i).phi_rename_block(c.merge_pred, dispatch);
         }
     }
     for b in c.shell {
         func.remove_block(b);
     }
 }
-
 
 impl Pass for ReconstructRayQueryLoop {
     fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {

@@ -8,7 +8,7 @@
 //! `switch` case may not leave to an enclosing switch's merge (nor to a loop merge past
 //! it: `break` there would name the switch). Block and instruction identities are kept;
 //! the only new blocks are edge trampolines, loop preheaders and merges, and copies of
-//! small exit blocks (below). A definition that is already structured is left alone, so
+//! small exit blocks and small join subtrees (below). A definition that is already structured is left alone, so
 //! the pass is idempotent.
 //!
 //! **Algorithm** (per definition; all walks iterative, so depth is not bounded by the
@@ -25,15 +25,25 @@
 //! 3. *Loops:* natural loops (headers = targets of back edges; bodies by a backward walk
 //!    from the latches that collapses inner loops to their headers). Each loop must leave
 //!    to one block; that block becomes its merge, behind a new trampoline when it has
-//!    predecessors outside the loop (no exit at all: a new `unreachable` merge). An edge
-//!    leaving two loops at once is a multi-level break and is refused. Each header gets a
+//!    predecessors outside the loop (no exit at all: a new `unreachable` merge). Before
+//!    that, each loop (innermost first) absorbs the code after its `break` paths: an exit
+//!    target all of whose predecessors are in the loop joins it, a small exit block
+//!    shared with outside code is copied, and a whole loop entered only from this one
+//!    (code after a `break` that loops on its own, e.g. an inner loop on the outer loop's
+//!    break path) is adopted as a child. An edge still leaving two loops at once is a
+//!    multi-level break and is refused. Each header gets a
 //!    dedicated preheader (its single outside predecessor when that ends in `br`, a new
 //!    block otherwise; a new body block when the header is the body, taking its allocas).
 //!    The preheader's `br` becomes `loop prepare H, body B, update U, merge M` when the
 //!    header ends in `cond_br c, B, M` (or `br B`), `B` has no other predecessor and one
 //!    latch `U ≠ B` ends in `br H` with every predecessor inside the loop; otherwise
 //!    `simple_loop H, merge M`.
-//! 4. *Selections:* a walk from the body keeps a stack of constructs. A `cond_br` /
+//! 4. *Extra joins* (`joins.rs`): a selection block with several joins keeps the earliest
+//!    (reverse post-order) as its merge; each later join whose dominator subtree is small
+//!    (at most `JOIN_TAIL_LIMIT` = 64 instructions) and holds no loop role is copied for every
+//!    forward predecessor the merge does not dominate (a `return` path that
+//!    `destructure-cfg` joined with the code after the selection gets its own tail).
+//! 5. *Selections:* a walk from the body keeps a stack of constructs. A `cond_br` /
 //!    `indexed_branch` in block `X` becomes `if` / `switch`; its merge is the one
 //!    dominator-tree child of `X` with two or more forward predecessors that is not a loop
 //!    role (none: an `if` gets no merge unless an arm must reach an enclosing `if`'s merge,
@@ -41,10 +51,15 @@
 //!    merge). Every edge is classified: to the innermost selection's merge (`br`, or
 //!    `break` for a switch), through merge-less selections to an enclosing selection's
 //!    merge (forwarding merges created), to the nearest loop/switch merge (`break`), to
-//!    the nearest loop's continue block (`continue`), or into a block whose only forward
-//!    predecessor is `X` (the region goes on). An arm whose target is an exit gets a
-//!    trampoline block holding that exit. Anything else is an unstructured branch.
-//! 5. The candidate is verified (default checks plus unique merges and canonical
+//!    the nearest loop's continue block (`continue`), into a block whose only forward
+//!    predecessor is `X` (the region goes on), or, past `if`s and merge-less switches, to
+//!    the merge of the nearest enclosing switch or loop (`break`: `if`s do not catch it;
+//!    each merge-less switch between gets a forwarding merge that breaks onwards), or,
+//!    when the target is a small exit block (as in step 2), into a copy of its own. An
+//!    arm whose target is an exit gets a trampoline block holding that exit. Anything
+//!    else is an unstructured branch.
+//! 6. Unreachable blocks whose plain multi-way branch remains are sealed (below).
+//! 7. The candidate is verified (default checks plus unique merges and canonical
 //!    `break`/`continue` targets).
 //!
 //! **Preconditions:** phi-free (run `reg2mem` first), reducible, plain CFG; checked by
@@ -70,7 +85,12 @@
 //!
 //! **Upstream followed:** LuisaCompute `include/luisa/xir/passes/restructure_cfg.h`
 //! (options, modes, bounds, `changed()`/`succeeded()`, failure counters) and the reference
-//! §6.2 / seed "Structured control flow and Phi" for the exit rules. Upstream's
+//! §6.2 / seed "Structured control flow and Phi" for the exit rules. Where structured
+//! exits alone cannot express a shape, this pass duplicates small tails (exit blocks,
+//! join subtrees), as upstream's restructurer does with shared exits; it does not
+//! introduce guard (flag) variables, so a loop leaving to two blocks that both have
+//! large tails reached from outside it, or a branch out of two loops to such a block,
+//! is still refused (`refuses-loop-with-two-exits.xir`, `refuses-multi-level-break.xir`). Upstream's
 //! algorithm is a much larger fixed point of canonicalization phases with ~45 diagnostic
 //! work counters; this is a different (single-walk) algorithm, so those work counters are
 //! not published. Upstream verifies input and output at the boundary; here the pipeline
@@ -290,9 +310,11 @@ pub fn restructure_function(func: &mut Function, limits: Limits) -> Result<Restr
     n.canonicalized += fold_equal_arms(func);
     n.canonicalized += duplicate_exit_joins(func);
     let loops = canonicalize_loops(func, &mut n)?;
-    n.canonicalized += joins::unshare_extra_joins(func, &loops, limits)?;
-    let mut w = Walker::new(func, loops, limits);
+    let (copies, graph) = joins::unshare_extra_joins(func, &loops, limits)?;
+    n.canonicalized += copies;
+    let mut w = Walker::new(func, graph, loops, limits);
     w.run(&mut n)?;
-    n.canonicalized += seal_orphan_branches(func);
+    let cfg = w.into_cfg();
+    n.canonicalized += seal_orphan_branches(func, |b| cfg.is_reachable(b));
     Ok(n)
 }

@@ -66,7 +66,7 @@ pub fn phi_prefix_len(f: &Function, b: BlockId) -> usize {
     f.blocks[b]
         .insts
         .iter()
-        .take_while(|i| matches!(f.insts[**i].kind, InstKind::Phi { .. }))
+        .take_while(|i| f.insts[**i].is_phi())
         .count()
 }
 

@@ -352,14 +352,10 @@ fn inline_one(m: &mut Module, site: &CallSite) -> bool {
             .insts
             .iter()
             .copied()
-            .take_while(|i| matches!(caller.insts[*i].kind, InstKind::Phi { .. }))
+            .take_while(|i| caller.insts[*i].is_phi())
             .collect();
         for p in phis {
-            if let InstKind::Phi { blocks } = &mut caller.insts[p].kind {
-                for b in blocks.iter_mut().filter(|b| **b == call_block) {
-                    *b = cont;
-                }
-            }
+            caller.insts[p].phi_rename_block(call_block, cont);
         }
     }
     // Block order: call block, cloned blocks, continuation.

@@ -13,7 +13,6 @@
 use super::constant::is_invariant;
 use super::edit::{UseCounts, ValueSubst};
 use xir_ir::analysis::DomTree;
-use xir_ir::inst::InstKind;
 use xir_ir::{BlockId, Function, InstId, Value};
 
 /// What to do with a phi.
@@ -30,13 +29,11 @@ pub enum PhiAction {
 /// Incoming `(value, block)` pairs of a phi, values resolved through `subst`.
 pub fn incomings(f: &Function, phi: InstId, subst: &ValueSubst) -> Vec<(Value, BlockId)> {
     let d = &f.insts[phi];
-    let InstKind::Phi { blocks } = &d.kind else {
+    if !d.is_phi() {
         return Vec::new();
-    };
-    d.operands
-        .iter()
-        .zip(blocks)
-        .map(|(v, b)| (subst.resolve(*v), *b))
+    }
+    d.phi_incoming()
+        .map(|(v, b)| (subst.resolve(v), b))
         .collect()
 }
 
@@ -45,34 +42,19 @@ pub fn remove_incomings(
     f: &mut Function,
     phi: InstId,
     mut drop: impl FnMut(BlockId) -> bool,
-    counts: Option<&mut UseCounts>,
+    mut counts: Option<&mut UseCounts>,
 ) -> usize {
     let d = &mut f.insts[phi];
-    let InstKind::Phi { blocks } = &mut d.kind else {
-        return 0;
-    };
-    let mut keep_vals = smallvec::SmallVec::<[Value; 3]>::new();
-    let mut keep_blocks = Vec::with_capacity(blocks.len());
-    let mut removed = Vec::new();
-    for (v, b) in d.operands.iter().zip(blocks.iter()) {
-        if drop(*b) {
-            removed.push(*v);
-        } else {
-            keep_vals.push(*v);
-            keep_blocks.push(*b);
-        }
-    }
-    if removed.is_empty() {
+    if !d.is_phi() {
         return 0;
     }
-    d.operands = keep_vals;
-    *blocks = keep_blocks;
-    if let Some(c) = counts {
-        for v in &removed {
-            c.drop_use(*v);
+    d.phi_retain(|v, b| {
+        let gone = drop(b);
+        if gone && let Some(c) = counts.as_deref_mut() {
+            c.drop_use(v);
         }
-    }
-    removed.len()
+        !gone
+    })
 }
 
 /// Upstream's redundant-phi rule (see the module docs). With `respect_metadata`, a phi

@@ -503,14 +503,13 @@ impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
             let mut moves = Vec::new();
             for &i in &func.blocks[b].insts {
                 let d = func.inst(i);
-                let InstKind::Phi { blocks } = &d.kind else {
+                if !d.is_phi() {
                     continue;
-                };
-                let k = blocks
-                    .iter()
-                    .position(|&p| p == self.cur_block)
+                }
+                let v = d
+                    .phi_value_from(self.cur_block)
                     .ok_or("a phi of the target block has no incoming value for this edge")?;
-                let (src, n) = self.val(d.operands[k])?;
+                let (src, n) = self.val(v)?;
                 let (dst, _) = self.val(Value::Inst(i))?;
                 moves.push((dst, src, n));
             }

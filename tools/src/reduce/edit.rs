@@ -206,24 +206,13 @@ pub fn fix_phis(m: &mut Module, f: FuncId) {
         let insts = m.func(f).blocks[b].insts.clone();
         for i in insts {
             let d = m.func_mut(f).inst_mut(i);
-            let InstKind::Phi { blocks } = &mut d.kind else {
-                continue;
-            };
-            let keep: Vec<bool> = blocks.iter().map(|p| preds[b].contains(p)).collect();
-            if keep.iter().all(|k| *k) {
+            if !d.is_phi() {
                 continue;
             }
-            let mut k = 0;
-            blocks.retain(|_| {
-                k += 1;
-                keep[k - 1]
-            });
-            let mut k = 0;
-            d.operands.retain(|_| {
-                k += 1;
-                keep[k - 1]
-            });
-            if d.operands.is_empty() {
+            if d.phi_retain(|_, p| preds[b].contains(&p)) == 0 {
+                continue;
+            }
+            if d.phi_len() == 0 {
                 empty.push(i);
             }
         }
@@ -366,7 +355,9 @@ pub fn size(m: &Module) -> (usize, usize) {
                 .iter()
                 .filter(|v| matches!(v, Value::Inst(_) | Value::Arg(_)))
                 .count();
-            if matches!(d.kind, InstKind::Phi { .. }) || d.kind.is_terminator() {
+            if d.is_phi() {
+                n += d.phi_len();
+            } else if d.kind.is_terminator() {
                 n += d.operands.len();
             }
         }
@@ -431,6 +422,7 @@ fn structurally_named(f: &Function, b: BlockId) -> bool {
     f.placed_insts().any(|i| {
         let d = &f.insts[i];
         d.kind.side_blocks().contains(&b)
+            || (d.is_phi() && d.phi_blocks().any(|x| x == b))
             || (matches!(d.kind, InstKind::Loop { .. } | InstKind::SimpleLoop { .. })
                 && d.operand_blocks().any(|x| x == b))
     })
@@ -478,9 +470,11 @@ pub fn merge_blocks(m: &mut Module, f: FuncId, b: BlockId) -> bool {
     fun.blocks[b].insts.extend(moved);
     fun.remove_block(s);
     for i in fun.placed_insts().collect::<Vec<_>>() {
-        fun.insts[i]
-            .kind
-            .map_side_blocks(|x| if x == s { b } else { x });
+        let d = &mut fun.insts[i];
+        d.kind.map_side_blocks(|x| if x == s { b } else { x });
+        if d.is_phi() {
+            d.phi_rename_block(s, b);
+        }
     }
     true
 }

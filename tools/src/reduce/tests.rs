@@ -106,15 +106,9 @@ fn sample() -> Module {
     );
     ins(&mut m, k, b1, InstKind::Branch, None, &[Value::Block(b3)]);
     ins(&mut m, k, b2, InstKind::Branch, None, &[Value::Block(b3)]);
-    let p = ins(
-        &mut m,
-        k,
+    let p = m.func_mut(k).append_inst(
         b3,
-        InstKind::Phi {
-            blocks: vec![b1, b2],
-        },
-        Some(i32t),
-        &[Value::Inst(z), Value::Inst(y)],
+        InstData::phi(i32t, [(Value::Inst(z), b1), (Value::Inst(y), b2)]),
     );
     ins(
         &mut m,

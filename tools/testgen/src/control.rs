@@ -6,7 +6,8 @@
 use super::fb::{Fb, Scope};
 use super::recipes;
 use xir_ir::inst::{
-    CoroAttrValue, CoroExtension, CoroExtensionItem, CoroExtensionKind, CoroSuspendData, InstKind,
+    CoroAttrValue, CoroExtension, CoroExtensionItem, CoroExtensionKind, CoroSuspendData, InstData,
+    InstKind,
 };
 use xir_ir::op::{ArithmeticOp, AutodiffIntrinsicOp};
 use xir_ir::types::ScalarKind;
@@ -385,8 +386,9 @@ impl Fb<'_> {
     }
 
     fn phi(&mut self, ty: xir_ir::types::Type, incoming: Vec<(Value, BlockId)>) -> Value {
-        let (vals, blocks): (Vec<Value>, Vec<BlockId>) = incoming.into_iter().unzip();
-        self.val_ins(InstKind::Phi { blocks }, ty, vals)
+        let i = self.ins_data(InstData::phi(ty, incoming));
+        self.keep(Value::Inst(i), ty);
+        Value::Inst(i)
     }
 
     /// A natural loop with an induction phi.
@@ -400,7 +402,7 @@ impl Fb<'_> {
         let (h, l, e) = (self.block(), self.block(), self.block());
         self.ins(InstKind::Branch, None, vec![Value::Block(h)]);
         self.cur = h;
-        let phi = self.ins(InstKind::Phi { blocks: vec![pre] }, Some(ty), vec![init]);
+        let phi = self.ins_data(InstData::phi(ty, [(init, pre)]));
         let b = self.m.types.bool();
         let c = self.ins(
             InstKind::Arithmetic(ArithmeticOp::BinaryLess),
@@ -424,11 +426,7 @@ impl Fb<'_> {
         let l_end = self.cur;
         self.ins(InstKind::Branch, None, vec![Value::Block(h)]);
         self.reset(&mk);
-        let pd = &mut self.f.insts[phi];
-        pd.operands.push(Value::Inst(next));
-        if let InstKind::Phi { blocks } = &mut pd.kind {
-            blocks.push(l_end);
-        }
+        self.f.insts[phi].phi_push(Value::Inst(next), l_end);
         self.cur = e;
         self.keep(Value::Inst(phi), ty);
     }

@@ -139,7 +139,11 @@ impl<'g> Fb<'g> {
 
     /// Appends an instruction to the current block.
     pub fn ins(&mut self, kind: InstKind, ty: Option<Type>, ops: Vec<Value>) -> InstId {
-        let mut d = InstData::new(kind, ty, ops);
+        self.ins_data(InstData::new(kind, ty, ops))
+    }
+
+    /// Appends `d` at the cursor (sometimes with a name, location or comment).
+    pub fn ins_data(&mut self, mut d: InstData) -> InstId {
         if self.rng.chance(4) {
             let k = self.rng.pick(&[
                 MetadataKind::Name,

@@ -248,13 +248,7 @@ pub fn generate_plain_cfg_module(seed: u64) -> Module {
             }
             inc.push((cand[rng.index(cand.len())], p));
         }
-        let blocks_: Vec<BlockId> = inc.iter().map(|x| x.1).collect();
-        let vals: Vec<Value> = inc.iter().map(|x| x.0).collect();
-        let phi = t.func().insert_inst_at(
-            b,
-            0,
-            InstData::new(InstKind::Phi { blocks: blocks_ }, Some(i32t), vals),
-        );
+        let phi = t.func().insert_inst_at(b, 0, InstData::phi(i32t, inc));
         if rng.chance(30) {
             t.func().insts[phi]
                 .metadata

@@ -30,6 +30,7 @@ struct Counts {
     phi_add: usize,
     phi_remove: usize,
     phi_set: usize,
+    phi_rename: usize,
 }
 
 impl Counts {
@@ -43,6 +44,7 @@ impl Counts {
             self.phi_add,
             self.phi_remove,
             self.phi_set,
+            self.phi_rename,
         ]
         .into_iter()
         .min()
@@ -182,17 +184,17 @@ fn edit_function(m: &mut Module, f: FuncId, rng: &mut Rng, n: &mut Counts) {
                     let v = rw
                         .phi_edges(p)
                         .into_iter()
-                        .find(|e| e.0 == from)
-                        .map(|e| e.1)
+                        .find(|e| e.1 == from)
+                        .map(|e| e.0)
                         .expect("phi has an edge for every predecessor");
-                    rw.add_phi_edge(p, detour, v);
+                    rw.add_phi_edge(p, v, detour);
                     added.push(p);
                 }
                 rw.redirect_edge(from, k, detour, |_| unreachable!("detour has no phis"));
                 n.redirect_edge += 1;
                 // Still an edge from `from` (cond_br c, old, old): its phi edges stay.
                 for p in rw.phis(old) {
-                    let has = rw.phi_edges(p).iter().any(|e| e.0 == from);
+                    let has = rw.phi_edges(p).iter().any(|e| e.1 == from);
                     assert_eq!(has, still);
                 }
                 check(&mut rw, &mut shadow, f, "redirect_edge (detour)");
@@ -202,7 +204,7 @@ fn edit_function(m: &mut Module, f: FuncId, rng: &mut Rng, n: &mut Counts) {
                         .phis(old)
                         .into_iter()
                         .map(|p| {
-                            let v = rw.phi_edges(p).iter().find(|e| e.0 == detour).unwrap().1;
+                            let v = rw.phi_edges(p).iter().find(|e| e.1 == detour).unwrap().0;
                             (p, v)
                         })
                         .collect();
@@ -233,14 +235,37 @@ fn edit_function(m: &mut Module, f: FuncId, rng: &mut Rng, n: &mut Counts) {
                 if edges.is_empty() {
                     continue;
                 }
-                let (b, v) = edges[rng.index(edges.len())];
+                let (v, b) = edges[rng.index(edges.len())];
                 let undef = undef_of(&shadow, rw.inst(p).ty.unwrap()).unwrap();
                 if rng.chance(50) {
                     assert_eq!(rw.remove_phi_edge(p, b), Some(v));
                     n.phi_remove += 1;
                     let value = if rng.chance(50) { v } else { undef };
-                    rw.add_phi_edge(p, b, value);
+                    rw.add_phi_edge(p, value, b);
                     n.phi_add += 1;
+                } else if let Some(x) = rng
+                    .chance(50)
+                    .then(|| {
+                        let owned = rw.func().block_order.clone();
+                        owned.into_iter().find(|o| edges.iter().all(|e| e.1 != *o))
+                    })
+                    .flatten()
+                {
+                    // Rename the edge's block to another block (the index follows: the
+                    // incoming block is a use), then back.
+                    let (ub, ux) = (
+                        rw.uses(Value::Block(b)).len(),
+                        rw.uses(Value::Block(x)).len(),
+                    );
+                    assert_eq!(rw.rename_phi_block(p, b, x), 1);
+                    assert_eq!(rw.uses(Value::Block(b)).len(), ub - 1);
+                    assert_eq!(rw.uses(Value::Block(x)).len(), ux + 1);
+                    let now = rw.func().clone();
+                    if let Err(e) = rw.use_index().check(&now) {
+                        panic!("use index after rename_phi_block: {e}");
+                    }
+                    assert_eq!(rw.rename_phi_block(p, x, b), 1);
+                    n.phi_rename += 1;
                 } else {
                     assert!(rw.set_phi_value(p, b, undef));
                     n.phi_set += 1;

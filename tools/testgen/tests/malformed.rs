@@ -28,12 +28,17 @@ fn malformed() -> Module {
             Value::Block(BlockId::new(77)),
         ],
     );
+    // A phi with two values and one block (the second value sits in a block slot).
     ins(
         &mut k,
         b,
-        InstKind::Phi { blocks: vec![b] },
+        InstKind::Phi,
         Some(u),
-        [Value::Inst(InstId::new(1)), Value::Inst(InstId::new(0))],
+        [
+            Value::Inst(InstId::new(1)),
+            Value::Block(b),
+            Value::Inst(InstId::new(0)),
+        ],
     );
     ins(
         &mut k,

@@ -163,11 +163,12 @@ fn forward_references_resolve() {
     assert_eq!(f.block_order.len(), 4);
     let insts: Vec<_> = f.placed_insts().collect();
     let phi = &f.insts[insts[1]];
-    let InstKind::Phi { blocks } = &phi.kind else {
-        panic!()
-    };
-    assert_eq!(blocks, &vec![f.block_order[0], f.block_order[2]]);
-    assert_eq!(phi.operands[1], Value::Inst(insts[4]));
+    assert!(phi.is_phi());
+    assert_eq!(
+        phi.phi_blocks().collect::<Vec<_>>(),
+        vec![f.block_order[0], f.block_order[2]]
+    );
+    assert_eq!(phi.phi_edge(1).unwrap().0, Value::Inst(insts[4]));
     let call = &f.insts[insts[6]];
     assert_eq!(call.operands[0], Value::Func(m.func_order[1]));
     // Placeholders left nothing behind: every referenced instruction is placed.

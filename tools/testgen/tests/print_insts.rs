@@ -329,7 +329,7 @@ fn value_instructions() {
             vec![],
             "void = coro_resume 0 null",
         ),
-        (InstKind::Phi { blocks: vec![] }, f32t, vec![], "f32 = phi"),
+        (InstKind::Phi, f32t, vec![], "f32 = phi"),
     ];
     for (kind, ty, ops, expected) in cases {
         let got = line(kind.clone(), ty, &ops);
@@ -688,15 +688,7 @@ fn phi_and_metadata_placement() {
         .metadata
         .push(Metadata::Name("loop_header".into()));
     ins(&mut k, entry, InstKind::Branch, None, [header.into()]);
-    let phi = ins(
-        &mut k,
-        header,
-        InstKind::Phi {
-            blocks: vec![entry, header],
-        },
-        Some(u),
-        [],
-    );
+    let phi = ins(&mut k, header, InstKind::Phi, Some(u), []);
     let inc = ins(
         &mut k,
         header,
@@ -704,7 +696,7 @@ fn phi_and_metadata_placement() {
         Some(u),
         [phi.into(), c0.into()],
     );
-    k.insts[phi].operands.extend([Value::from(c0), inc.into()]);
+    k.insts[phi].phi_set_edges([(Value::from(c0), entry), (inc.into(), header)]);
     k.insts[phi].metadata.push(Metadata::Name("i".into()));
     k.insts[phi]
         .metadata

@@ -240,12 +240,8 @@ fn corruptions_of_generated_modules_are_detected() {
         {
             let mut m = base.clone();
             let d = &mut m.func_mut(kernel).insts[i];
-            let v = d.operands[0];
-            d.operands.push(v);
-            if let InstKind::Phi { blocks } = &mut d.kind {
-                let b0 = blocks[0];
-                blocks.push(b0);
-            }
+            let (v, b0) = d.phi_edge(0).unwrap();
+            d.phi_push(v, b0);
             check(&m, "appears more than once");
             hits[3] += 1;
         }

@@ -86,7 +86,7 @@ fn mutate(m: &mut Module, rng: &mut Rng) {
         9 => {
             let d = &mut f.insts[i];
             match &mut d.kind {
-                InstKind::Phi { blocks } => blocks.push(BlockId::new(rng.index(50))),
+                InstKind::Phi => d.operands.push(Value::Block(BlockId::new(rng.index(50)))),
                 InstKind::Loop { body, .. } => *body = None,
                 InstKind::Switch { labels, .. } => labels.push(u64::MAX),
                 k if k.merge().is_some() => {

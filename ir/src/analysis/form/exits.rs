@@ -116,9 +116,120 @@ fn term(f: &Function, b: BlockId) -> Option<(InstId, &InstData)> {
     (d.block == Some(b) && d.kind.is_terminator()).then_some((i, d))
 }
 
+/// The dominator and construct facts of one function.
+struct Analysis {
+    blocks: Vec<BlockId>,
+    node: SecondaryMap<BlockId, u32>,
+    nb: usize,
+    synth_body: Vec<u32>,
+    num: Vec<u32>,
+    dpre: Vec<u32>,
+    dpost: Vec<u32>,
+    cons: Vec<Construct>,
+    inner: Vec<Option<usize>>,
+    headed: Vec<Option<usize>>,
+    body_of: Vec<Option<usize>>,
+    checked: Vec<(u32, u32, InstId, &'static str)>,
+}
+
+impl Analysis {
+    fn block_of(&self, n: u32) -> BlockId {
+        let n = n as usize;
+        if n < self.nb {
+            self.blocks[n]
+        } else {
+            self.blocks[self.synth_body[n - self.nb] as usize]
+        }
+    }
+    /// `a` dominates `b` (node numbers; both reachable).
+    fn dom(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (self.num[a as usize] as usize, self.num[b as usize] as usize);
+        self.dpre[a] <= self.dpre[b] && self.dpre[b] <= self.dpost[a]
+    }
+    fn within(&self, c: usize, x: usize) -> bool {
+        let cons = &self.cons;
+        cons[c].pre <= cons[x].pre && cons[x].pre <= cons[c].post
+    }
+    fn contains(&self, c: usize, n: u32) -> bool {
+        let Some(x) = self.inner[n as usize] else {
+            return false;
+        };
+        self.within(c, x)
+            && !(self.cons[c].part == ConstructPart::Loop
+                && self.cons[c].twin.is_some_and(|k| self.within(k, x)))
+    }
+    fn is_exit(&self, c: usize, t: u32) -> bool {
+        let cons = &self.cons;
+        let k = &cons[c];
+        let lp = |l: Option<usize>| {
+            l.is_some_and(|l| cons[l].merge == Some(t) || cons[l].cont == Some(t))
+        };
+        match k.part {
+            ConstructPart::Selection => {
+                k.merge == Some(t)
+                    || k.near_switch.is_some_and(|s| cons[s].merge == Some(t))
+                    || lp(k.near_loop)
+            }
+            ConstructPart::Switch => k.merge == Some(t) || lp(k.near_loop),
+            ConstructPart::Loop | ConstructPart::SimpleLoop => {
+                k.merge == Some(t) || k.cont == Some(t)
+            }
+            ConstructPart::Continue => {
+                k.cont == Some(t) || k.twin.is_some_and(|l| cons[l].merge == Some(t))
+            }
+        }
+    }
+}
+
 /// Appends the structured-exit violations of `f` to `out`.
 pub(super) fn check(f: &Function, out: &mut Vec<Violation>) {
-    let Some(body) = f.body else { return };
+    let Some(a) = analyze(f, out) else { return };
+    let mut last: Option<InstId> = None;
+    for &(x, t, i, keyword) in &a.checked {
+        if last == Some(i) {
+            continue; // one report per instruction
+        }
+        let mut bad = None;
+        let mut c = a.inner[x as usize];
+        while let Some(cc) = c {
+            if a.contains(cc, t) {
+                break;
+            }
+            if !a.is_exit(cc, t) {
+                bad = Some((ViolationKind::BadExit, Some(a.cons[cc].at)));
+                break;
+            }
+            c = a.cons[cc].parent;
+        }
+        if bad.is_none() && a.dom(t, x) {
+            let ok = match a.headed[t as usize].map(|h| &a.cons[h]) {
+                Some(l) if l.part == ConstructPart::Loop => {
+                    l.twin.is_some_and(|k| a.contains(k, x))
+                }
+                _ => a.body_of[t as usize].is_some_and(|s| a.contains(s, x)),
+            };
+            if !ok {
+                bad = Some((ViolationKind::BadBackEdge, None));
+            }
+        }
+        if let Some((kind, construct)) = bad {
+            last = Some(i);
+            out.push(Violation {
+                block: a.blocks[x as usize],
+                inst: i,
+                keyword,
+                kind,
+                target: Some(a.block_of(t)),
+                construct,
+            });
+        }
+    }
+}
+
+/// Builds the structural graph, dominators and construct tree of `f`, pushing the
+/// header-dominates-merge and one-construct-per-merge violations to `out`.
+fn analyze(f: &Function, out: &mut Vec<Violation>) -> Option<Analysis> {
+    let body = f.body?;
     // Dense node numbers: owned blocks, then synthetic simple-loop headers.
     let mut node: SecondaryMap<BlockId, u32> = SecondaryMap::with_default(NONE);
     let mut blocks: Vec<BlockId> = Vec::new();
@@ -129,7 +240,7 @@ pub(super) fn check(f: &Function, out: &mut Vec<Violation>) {
         }
     }
     if node[body] == NONE {
-        return;
+        return None;
     }
     let nb = blocks.len();
     let id = |b: Option<BlockId>| b.map(|b| node[b]).filter(|n| *n != NONE);
@@ -232,14 +343,6 @@ pub(super) fn check(f: &Function, out: &mut Vec<Violation>) {
         succ[u as usize].push(p);
     }
     let total = succ.len();
-    let block_of = |n: u32| -> BlockId {
-        let n = n as usize;
-        if n < nb {
-            blocks[n]
-        } else {
-            blocks[synth_body[n - nb] as usize]
-        }
-    };
 
     // Dominators over the structural graph (DFS preorder numbers for Lengauer–Tarjan).
     let root = node[body];
@@ -300,12 +403,19 @@ pub(super) fn check(f: &Function, out: &mut Vec<Violation>) {
             st.pop();
         }
     }
-    // `a` dominates `b` (node numbers; both reachable).
-    let dom = |a: u32, b: u32| -> bool {
+
+    let dom = |a: u32, b: u32| {
         let (a, b) = (num[a as usize] as usize, num[b as usize] as usize);
         dpre[a] <= dpre[b] && dpre[b] <= dpost[a]
     };
-
+    let block_of = |n: u32| -> BlockId {
+        let n = n as usize;
+        if n < nb {
+            blocks[n]
+        } else {
+            blocks[synth_body[n - nb] as usize]
+        }
+    };
     // Headers, merge owners, and each node's innermost construct.
     let mut headed: Vec<Option<usize>> = vec![None; total];
     let mut owner: Vec<Option<usize>> = vec![None; total];
@@ -423,70 +533,87 @@ pub(super) fn check(f: &Function, out: &mut Vec<Violation>) {
         }
         clock += 1;
     }
-    let within = |c: usize, x: usize| cons[c].pre <= cons[x].pre && cons[x].pre <= cons[c].post;
-    let contains = |c: usize, n: u32| -> bool {
-        let Some(x) = inner[n as usize] else {
-            return false;
+    Some(Analysis {
+        blocks,
+        node,
+        nb,
+        synth_body,
+        num,
+        dpre,
+        dpost,
+        cons,
+        inner,
+        headed,
+        body_of,
+        checked,
+    })
+}
+
+/// A construct of a [`ConstructTree`].
+pub type ConstructId = usize;
+
+/// The constructs of a function as structured form sees them (for passes that must
+/// produce structured exits): each ordinarily reachable block's innermost construct,
+/// construct nesting, merges and membership. Blocks are the function's at compute time.
+pub struct ConstructTree {
+    a: Analysis,
+}
+
+impl ConstructTree {
+    /// The tree of `f` (`None` when `f` has no body).
+    pub fn compute(f: &Function) -> Option<Self> {
+        let mut ignored = Vec::new();
+        analyze(f, &mut ignored).map(|a| ConstructTree { a })
+    }
+    fn n(&self, b: BlockId) -> Option<u32> {
+        let n = *self.a.node.get(b);
+        (n != NONE && self.a.num[n as usize] != NONE).then_some(n)
+    }
+    /// The innermost construct containing `b` (`None` at top level or when `b` is
+    /// unknown or unreachable).
+    pub fn innermost(&self, b: BlockId) -> Option<ConstructId> {
+        self.a.inner[self.n(b)? as usize]
+    }
+    /// The innermost construct containing `b` that `b` does not head (the construct a
+    /// block's own terminator opens is skipped).
+    pub fn enclosing(&self, b: BlockId) -> Option<ConstructId> {
+        let n = self.n(b)?;
+        let c = self.a.inner[n as usize]?;
+        if self.a.cons[c].header == n {
+            self.a.cons[c].parent
+        } else {
+            Some(c)
+        }
+    }
+    /// Whether construct `c` contains block `b`.
+    pub fn contains(&self, c: ConstructId, b: BlockId) -> bool {
+        self.n(b).is_some_and(|n| self.a.contains(c, n))
+    }
+    /// The construct's kind, instruction and block.
+    pub fn at(&self, c: ConstructId) -> ConstructRef {
+        self.a.cons[c].at
+    }
+    /// Its merge block (a continue construct's is its loop's merge).
+    pub fn merge(&self, c: ConstructId) -> Option<BlockId> {
+        let k = &self.a.cons[c];
+        let m = match k.part {
+            ConstructPart::Continue => k.twin.and_then(|l| self.a.cons[l].merge),
+            _ => k.merge,
         };
-        within(c, x)
-            && !(cons[c].part == ConstructPart::Loop && cons[c].twin.is_some_and(|k| within(k, x)))
-    };
-    let is_exit = |c: usize, t: u32| -> bool {
-        let k = &cons[c];
-        let lp = |l: Option<usize>| {
-            l.is_some_and(|l| cons[l].merge == Some(t) || cons[l].cont == Some(t))
-        };
+        m.map(|m| self.a.block_of(m))
+    }
+    /// The enclosing construct.
+    pub fn parent(&self, c: ConstructId) -> Option<ConstructId> {
+        self.a.cons[c].parent
+    }
+    /// The innermost loop (`loop` or `simple_loop` construct) containing construct `c`
+    /// or being it; a continue construct's loop is its own.
+    pub fn loop_of(&self, c: ConstructId) -> Option<ConstructId> {
+        let k = &self.a.cons[c];
         match k.part {
-            ConstructPart::Selection => {
-                k.merge == Some(t)
-                    || k.near_switch.is_some_and(|s| cons[s].merge == Some(t))
-                    || lp(k.near_loop)
-            }
-            ConstructPart::Switch => k.merge == Some(t) || lp(k.near_loop),
-            ConstructPart::Loop | ConstructPart::SimpleLoop => {
-                k.merge == Some(t) || k.cont == Some(t)
-            }
-            ConstructPart::Continue => {
-                k.cont == Some(t) || k.twin.is_some_and(|l| cons[l].merge == Some(t))
-            }
-        }
-    };
-    let mut last: Option<InstId> = None;
-    for (a, t, i, keyword) in checked {
-        if last == Some(i) {
-            continue; // one report per instruction
-        }
-        let mut bad = None;
-        let mut c = inner[a as usize];
-        while let Some(cc) = c {
-            if contains(cc, t) {
-                break;
-            }
-            if !is_exit(cc, t) {
-                bad = Some((ViolationKind::BadExit, Some(cons[cc].at)));
-                break;
-            }
-            c = cons[cc].parent;
-        }
-        if bad.is_none() && dom(t, a) {
-            let ok = match headed[t as usize].map(|h| &cons[h]) {
-                Some(l) if l.part == ConstructPart::Loop => l.twin.is_some_and(|k| contains(k, a)),
-                _ => body_of[t as usize].is_some_and(|s| contains(s, a)),
-            };
-            if !ok {
-                bad = Some((ViolationKind::BadBackEdge, None));
-            }
-        }
-        if let Some((kind, construct)) = bad {
-            last = Some(i);
-            out.push(Violation {
-                block: blocks[a as usize],
-                inst: i,
-                keyword,
-                kind,
-                target: Some(block_of(t)),
-                construct,
-            });
+            ConstructPart::Loop | ConstructPart::SimpleLoop => Some(c),
+            ConstructPart::Continue => k.twin,
+            _ => k.near_loop,
         }
     }
 }

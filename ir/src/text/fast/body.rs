@@ -175,7 +175,7 @@ impl<'s> Fast<'s> {
             },
             InstTag::Phi => {
                 if !matches!(self.t.peek()?, Tok::LParen) {
-                    return Ok(Body::new(InstKind::Phi { blocks: Vec::new() }, []));
+                    return Ok(Body::new(InstKind::Phi, []));
                 }
                 let mut first = true;
                 loop {
@@ -187,7 +187,6 @@ impl<'s> Fast<'s> {
                     let v = self.ctx.use_value(v);
                     if first {
                         self.ctx.ops.clear();
-                        self.ctx.phi_blocks.clear();
                         first = false;
                     }
                     self.ctx.phi_inc(v, b);

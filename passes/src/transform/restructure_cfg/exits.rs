@@ -119,17 +119,16 @@ pub(super) fn exit_block(func: &mut Function, kind: InstKind, target: BlockId) -
     b
 }
 
-/// Step 5: a block unreachable from the body (a true orphan) that still ends in a plain
+/// Step 6: a block unreachable from the body (a true orphan) that still ends in a plain
 /// `cond_br` / `indexed_branch` gets `unreachable` instead: it never runs, and the
 /// structured form has no construct a block outside the body's CFG could head (the
 /// seed's structural closure excludes true orphans). Its other instructions stay, for
 /// `clear-spirv-inactive-payloads` to empty. Returns the blocks changed.
-pub(super) fn seal_orphan_branches(func: &mut Function) -> u64 {
-    let cfg = Cfg::compute(func);
+pub(super) fn seal_orphan_branches(func: &mut Function, reachable: impl Fn(BlockId) -> bool) -> u64 {
     let mut n = 0;
     for k in 0..func.block_order.len() {
         let b = func.block_order[k];
-        if cfg.is_reachable(b) {
+        if reachable(b) {
             continue;
         }
         let Some(t) = func.terminator(b) else {

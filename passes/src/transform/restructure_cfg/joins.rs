@@ -1,4 +1,4 @@
-//! `restructure-cfg` step 4a: one merge per selection, by duplicating the small tails of
+//! `restructure-cfg` step 4: one merge per selection, by duplicating the small tails of
 //! the extra join points.
 //!
 //! A `cond_br` / `indexed_branch` in block `X` can have only one merge: the one
@@ -25,12 +25,13 @@ use xir_ir::{BlockId, Function, InstId, SecondaryMap, Value};
 pub const JOIN_TAIL_LIMIT: usize = 64;
 
 /// Duplicates extra join subtrees until every selection has at most one join (or the
-/// rest cannot be copied: the walk then reports them). Returns the copies made.
+/// rest cannot be copied: the walk then reports them). Returns the copies made and the
+/// CFG and dominator tree of the result (the walk reuses them).
 pub(super) fn unshare_extra_joins(
     func: &mut Function,
     loops: &[LoopInfo],
     limits: Limits,
-) -> Result<u64, Failure> {
+) -> Result<(u64, (Cfg, DomTree)), Failure> {
     let mut role: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
     let mut nocopy: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
     let mut prepare: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
@@ -102,7 +103,7 @@ pub(super) fn unshare_extra_joins(
                 continue 'restart;
             }
         }
-        return Ok(copies);
+        return Ok((copies, (cfg, dom)));
     }
 }
 

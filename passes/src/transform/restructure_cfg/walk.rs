@@ -1,6 +1,6 @@
-//! `restructure-cfg` step 4: the walk that turns branches into `if` / `switch` / loops and exits.
+//! `restructure-cfg` step 5: the walk that turns branches into `if` / `switch` / loops and exits.
 
-use super::exits::exit_block;
+use super::exits::{clone_block, exit_block, is_small_exit};
 use super::loops::{LoopInfo, Shape};
 use super::{Failure, Limits, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
@@ -37,6 +37,8 @@ struct Frame {
 enum Edge {
     /// The region goes on into the target.
     Enter,
+    /// The region goes on into this new copy of a small exit block.
+    EnterCopy(BlockId),
     /// A `br` / `break` / `continue` to this block.
     Exit(ExitKind, BlockId),
 }
@@ -58,7 +60,7 @@ impl ExitKind {
     }
 }
 
-/// Step 4's walk.
+/// Step 5's walk.
 pub(super) struct Walker<'f> {
     func: &'f mut Function,
     cfg: Cfg,
@@ -77,9 +79,13 @@ pub(super) struct Walker<'f> {
 }
 
 impl<'f> Walker<'f> {
-    pub(super) fn new(func: &'f mut Function, loops: Vec<LoopInfo>, limits: Limits) -> Self {
-        let cfg = Cfg::compute(func);
-        let dom = DomTree::compute(func, &cfg);
+    /// `cfg` and `dom` must be those of `func` as it is now.
+    pub(super) fn new(
+        func: &'f mut Function,
+        (cfg, dom): (Cfg, DomTree),
+        loops: Vec<LoopInfo>,
+        limits: Limits,
+    ) -> Self {
         let mut preheader_of = SecondaryMap::with_default(NONE);
         let mut loop_role = SecondaryMap::with_default(false);
         for (li, l) in loops.iter().enumerate() {
@@ -115,6 +121,12 @@ impl<'f> Walker<'f> {
             limits,
             constructs: 0,
         }
+    }
+
+    /// The CFG the walk began with: its unreachable blocks are still unreachable (the
+    /// walk never makes an unreachable block reachable).
+    pub(super) fn into_cfg(self) -> Cfg {
+        self.cfg
     }
 
     pub(super) fn run(&mut self, n: &mut Restructured) -> Result<(), Failure> {
@@ -233,6 +245,9 @@ impl<'f> Walker<'f> {
                 let y = d.operands[0].as_block().expect("verified");
                 match self.classify(x, y, frame)? {
                     Edge::Enter => work.push((y, frame)),
+                    Edge::EnterCopy(c) => {
+                        self.func.inst_mut(t).operands[0] = Value::Block(c);
+                    }
                     Edge::Exit(k, target) => {
                         let d = self.func.inst_mut(t);
                         d.kind = k.inst_kind();
@@ -329,6 +344,7 @@ impl<'f> Walker<'f> {
                     work.push((a, sf));
                     a
                 }
+                Edge::EnterCopy(c) => c,
                 Edge::Exit(kind, target) => exit_block(self.func, kind.inst_kind(), target),
             };
             self.func.inst_mut(t).operands[k] = Value::Block(used);
@@ -441,6 +457,11 @@ impl<'f> Walker<'f> {
         // them) and merge-less switches (each gets a merge that breaks onwards).
         if let Some(edge) = self.break_through(y, frame)? {
             return Ok(edge);
+        }
+        // 7: a small exit block (`return` / `unreachable` / `raster_discard`) reached
+        // from here gets a copy of its own: an exit needs no structured path.
+        if is_small_exit(self.func, y) {
+            return Ok(Edge::EnterCopy(clone_block(self.func, y)));
         }
         Err(Failure::Unstructured {
             from: x,

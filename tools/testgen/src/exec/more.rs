@@ -19,7 +19,7 @@
 
 use super::{Gen, Rng};
 use xir_ir::function::{ArgKind, Function, FunctionKind};
-use xir_ir::inst::InstKind;
+use xir_ir::inst::{InstData, InstKind};
 use xir_ir::module::Module;
 use xir_ir::op::{ArithmeticOp as A, CastOp, ThreadGroupOp as W};
 use xir_ir::types::ScalarKind as K;
@@ -294,8 +294,10 @@ impl Gen<'_> {
         self.ins(InstKind::Branch, None, vec![Value::Block(h)]);
         self.cur = h;
         let u = self.m.types.u32();
-        let kphi = self.ins(InstKind::Phi { blocks: vec![pre] }, Some(u), vec![zero]);
-        let aphi = self.ins(InstKind::Phi { blocks: vec![pre] }, Some(rt), vec![q]);
+        let kphi = self
+            .f
+            .append_inst(self.cur, InstData::phi(u, [(zero, pre)]));
+        let aphi = self.f.append_inst(self.cur, InstData::phi(rt, [(q, pre)]));
         let more = self.arith(A::BinaryLess, K::Bool, vec![Value::Inst(kphi), bound]);
         self.ins(
             InstKind::ConditionalBranch,
@@ -315,11 +317,7 @@ impl Gen<'_> {
         self.ins(InstKind::Branch, None, vec![Value::Block(h)]);
         self.reset(mk);
         for (phi, v) in [(kphi, k1), (aphi, acc)] {
-            let pd = &mut self.f.insts[phi];
-            pd.operands.push(v);
-            if let InstKind::Phi { blocks } = &mut pd.kind {
-                blocks.push(end);
-            }
+            self.f.insts[phi].phi_push(v, end);
         }
         self.cur = exit;
         self.push(Value::Inst(aphi), ret);
@@ -330,19 +328,17 @@ impl Gen<'_> {
     /// a phi of one value of kind `k` per arm (pushed and returned).
     fn join_arms(&mut self, arms: &[BlockId], join: BlockId, k: K) -> Value {
         let mk = self.mark();
-        let mut vals = Vec::new();
-        let mut blocks = Vec::new();
+        let mut edges = Vec::new();
         for &arm in arms {
             self.cur = arm;
             self.region();
-            vals.push(self.pick_val(k));
-            blocks.push(self.cur);
+            edges.push((self.pick_val(k), self.cur));
             self.ins(InstKind::Branch, None, vec![Value::Block(join)]);
             self.reset(mk);
         }
         self.cur = join;
         let t = self.m.types.scalar(k);
-        let p = Value::Inst(self.ins(InstKind::Phi { blocks }, Some(t), vals));
+        let p = Value::Inst(self.f.append_inst(self.cur, InstData::phi(t, edges)));
         self.push(p, k);
         p
     }

@@ -59,6 +59,10 @@ impl<'m> Fb<'m> {
     ) -> InstId {
         Cursor::at_end(self.m.func_mut(self.f), b).ins(kind, ty, ops)
     }
+    /// `phi` shorthand.
+    pub fn phi(&mut self, b: BlockId, ty: Type, edges: &[(Value, BlockId)]) -> Value {
+        Cursor::at_end(self.m.func_mut(self.f), b).phi(ty, edges)
+    }
     /// `arithmetic` shorthand.
     pub fn ar(&mut self, b: BlockId, op: ArithmeticOp, ty: Type, ops: &[Value]) -> Value {
         self.ins(b, InstKind::Arithmetic(op), Some(ty), ops.iter().copied())
@@ -194,7 +198,7 @@ pub fn control_if() -> Module {
     );
     f.br(t, j);
     f.br(e, j);
-    let p = f.ins(j, InstKind::Phi { blocks: vec![t, e] }, Some(i), [x, y]);
+    let p = f.phi(j, i, &[(x, t), (y, e)]);
     f.ret(j, Some(p));
     m
 }
@@ -219,7 +223,7 @@ pub fn control_cfg() -> Module {
     let y = f.ar(t, ArithmeticOp::BinaryMul, f32t, &[x, half]);
     f.br(t, j);
     f.br(e, j);
-    let p = f.ins(j, InstKind::Phi { blocks: vec![t, e] }, Some(f32t), [y, x]);
+    let p = f.phi(j, f32t, &[(y, t), (x, e)]);
     f.ret(j, Some(p));
     m
 }

@@ -53,15 +53,7 @@ pub fn phi_loop() -> Module {
     let latch = k.create_block();
     let exit = k.create_block();
     ins(&mut k, entry, InstKind::Branch, None, [header.into()]);
-    let i = ins(
-        &mut k,
-        header,
-        InstKind::Phi {
-            blocks: vec![entry, latch],
-        },
-        Some(u),
-        [],
-    );
+    let i = ins(&mut k, header, InstKind::Phi, Some(u), []);
     k.insts[i].metadata.push(Metadata::Name("i".into()));
     let lt = arith(
         &mut k,
@@ -82,7 +74,7 @@ pub fn phi_loop() -> Module {
         .metadata
         .push(Metadata::Name("i_next".into()));
     ins(&mut k, latch, InstKind::Branch, None, [header.into()]);
-    k.insts[i].operands.extend([zero, next]);
+    k.insts[i].phi_set_edges([(zero, entry), (next, latch)]);
     let agg = arith(&mut k, exit, ArithmeticOp::Aggregate, s, &[i.into(), fzero]);
     ins(&mut k, exit, InstKind::Return, None, [agg]);
     m.add_function(k);

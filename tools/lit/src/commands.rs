@@ -6,7 +6,7 @@
 //! `mkdir`, `rm`). Later tools register themselves the same way:
 //!
 //! ```
-//! use xir_test_corpus::lit::commands::{CommandTable, ExitStatus, Io};
+//! use xir_lit::commands::{CommandTable, ExitStatus, Io};
 //! let mut table = CommandTable::standard();
 //! table.register("xir-hello", |io: &mut Io| {
 //!     let _ = writeln!(io.stdout, "hello {}", io.args.join(" "));
