@@ -17,7 +17,7 @@ pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId) {
         return;
     }
     let Some(d) = fx.inst(i) else { return };
-    if matches!(d.kind, InstKind::Phi { .. }) {
+    if matches!(d.kind, InstKind::Phi) {
         fx.err_inst(
             b,
             i,

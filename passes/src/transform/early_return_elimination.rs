@@ -142,7 +142,7 @@ fn has_phi(func: &Function, b: BlockId) -> bool {
     func.blocks[b]
         .insts
         .first()
-        .is_some_and(|i| matches!(func.inst(*i).kind, InstKind::Phi { .. }))
+        .is_some_and(|i| matches!(func.inst(*i).kind, InstKind::Phi))
 }
 
 /// Moves `b`'s payload and terminator (not its phis) into a new block and makes `b` end
@@ -152,7 +152,7 @@ fn guard(func: &mut Function, env: &Env, b: BlockId, merge: Option<BlockId>) -> 
     let insts = std::mem::take(&mut func.blocks[b].insts);
     let nphi = insts
         .iter()
-        .take_while(|i| matches!(func.inst(**i).kind, InstKind::Phi { .. }))
+        .take_while(|i| matches!(func.inst(**i).kind, InstKind::Phi))
         .count();
     func.blocks[b].insts = insts[..nphi].to_vec();
     let rest = func.create_block();
@@ -272,7 +272,7 @@ fn rewrite(m: &mut Module, f: FuncId) -> Result<Option<(Function, u64)>, String>
     let mut phi_tys: Vec<Type> = m
         .func(f)
         .placed_insts()
-        .filter(|i| matches!(m.func(f).inst(*i).kind, InstKind::Phi { .. }))
+        .filter(|i| matches!(m.func(f).inst(*i).kind, InstKind::Phi))
         .filter_map(|i| m.func(f).inst(i).ty)
         .collect();
     phi_tys.sort();

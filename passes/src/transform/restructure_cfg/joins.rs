@@ -162,7 +162,7 @@ fn clone_subtree(func: &mut Function, tree: &[BlockId]) -> BlockId {
                     _ => {}
                 }
             }
-            debug_assert!(!matches!(d.kind, InstKind::Phi { .. }), "phi-free input");
+            debug_assert!(!matches!(d.kind, InstKind::Phi), "phi-free input");
             let ni = func.append_inst(c, d);
             imap.insert(i, ni);
         }

@@ -18,7 +18,7 @@ pub fn preflight(func: &Function) -> Result<bool, Failure> {
             });
         };
         for &i in &func.blocks[b].insts {
-            if matches!(func.inst(i).kind, InstKind::Phi { .. }) {
+            if matches!(func.inst(i).kind, InstKind::Phi) {
                 return Err(Failure::Invalid {
                     block: b,
                     what: "has a phi (restructure-cfg needs phi-free input: run reg2mem first)",
