@@ -124,7 +124,7 @@ pub fn inst_support(kind: &InstKind) -> Support {
         | InstKind::Break
         | InstKind::Continue
         | InstKind::Return
-        | InstKind::Phi { .. }
+        | InstKind::Phi
         | InstKind::Alloca(_)
         | InstKind::Load
         | InstKind::Store

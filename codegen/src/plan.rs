@@ -65,7 +65,7 @@ pub fn structural_closure(func: &Function) -> Vec<BlockId> {
         if let Some(t) = func.terminator(b) {
             let inst = func.inst(t);
             let mut succ: Vec<BlockId> = inst.operand_blocks().collect();
-            if !matches!(inst.kind, InstKind::Phi { .. }) {
+            if !matches!(inst.kind, InstKind::Phi) {
                 succ.extend(inst.kind.side_blocks());
             }
             stack.extend(succ.into_iter().rev());

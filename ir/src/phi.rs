@@ -226,7 +226,7 @@ impl InstData {
     /// Whether the operand list is a well-formed edge list (an even count, a block in
     /// every block slot).
     pub fn phi_well_formed(&self) -> bool {
-        self.operands.len() % 2 == 0
+        self.operands.len().is_multiple_of(2)
             && self
                 .operands
                 .chunks_exact(2)

@@ -380,7 +380,7 @@ pub(crate) fn emit_function(e: &mut Emitter, f: FuncId) -> R<()> {
     let mut forward: FxHashMap<xir_ir::InstId, Word> = FxHashMap::default();
     for &x in plan.redirect.keys() {
         for &i in &func.blocks[x].insts {
-            if matches!(func.inst(i).kind, InstKind::Phi { .. }) {
+            if matches!(func.inst(i).kind, InstKind::Phi) {
                 forward.insert(i, e.b.id());
             }
         }
@@ -528,10 +528,10 @@ fn emit_block(e: &mut Emitter, st: &mut FnState, plan: &CfPlan, b: BlockId) -> R
     let moved_phis = plan.redirect.contains_key(&b);
     for &i in body {
         let inst = func.inst(i);
-        if moved_phis && matches!(inst.kind, InstKind::Phi { .. }) {
+        if moved_phis && matches!(inst.kind, InstKind::Phi) {
             continue; // emitted in the simple_loop's synthetic header
         }
-        if let InstKind::Phi { .. } = &inst.kind {
+        if let InstKind::Phi = &inst.kind {
             let ty = e.logical(inst.ty.expect("phi has a type"));
             let mut ops = Vec::new();
             for p in &preds {
@@ -708,7 +708,7 @@ fn simple_loop_phis(
         .is_some_and(|p| !p.is_empty());
     for &i in &func.blocks[x].insts {
         let inst = func.inst(i);
-        let InstKind::Phi { .. } = &inst.kind else {
+        let InstKind::Phi = &inst.kind else {
             continue;
         };
         let ty = e.logical(inst.ty.expect("phi has a type"));

@@ -183,7 +183,7 @@ pub(super) fn check_block_layout(fx: &mut Fx<'_, '_>, b: BlockId) {
         if saw_terminator {
             fx.err_inst(b, i, "instruction follows the block's terminator");
         }
-        if matches!(d.kind, InstKind::Phi { .. }) {
+        if matches!(d.kind, InstKind::Phi) {
             if saw_non_phi {
                 fx.err_inst(
                     b,

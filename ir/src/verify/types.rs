@@ -149,7 +149,7 @@ fn check_result_shape(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, d: &InstData) 
         Any,
     }
     let want = match &d.kind {
-        InstKind::Phi { .. }
+        InstKind::Phi
         | InstKind::Alloca(_)
         | InstKind::Load
         | InstKind::Gep

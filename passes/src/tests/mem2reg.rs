@@ -9,7 +9,7 @@ fn m2r() -> PerFunction<Mem2Reg> {
 }
 
 fn is_phi(k: &InstKind) -> bool {
-    matches!(k, InstKind::Phi { .. })
+    matches!(k, InstKind::Phi)
 }
 
 #[test]

@@ -236,7 +236,7 @@ fn phis_of(f: &Function, b: BlockId) -> Vec<InstId> {
         .insts
         .iter()
         .copied()
-        .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi { .. }))
+        .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi))
         .collect()
 }
 

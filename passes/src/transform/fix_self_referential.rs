@@ -106,7 +106,7 @@ fn collect(
         let selfs: Vec<usize> = (0..d.operands.len())
             .filter(|k| d.operands[*k] == Value::Inst(i))
             .collect();
-        if selfs.is_empty() || matches!(d.kind, InstKind::Phi { .. }) {
+        if selfs.is_empty() || matches!(d.kind, InstKind::Phi) {
             continue;
         }
         let mut unresolved = |c: &mut FixSelfReferentialCounters, why: &str| {

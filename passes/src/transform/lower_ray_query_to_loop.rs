@@ -109,7 +109,7 @@ fn has_phi(func: &Function, b: BlockId) -> bool {
     func.blocks[b]
         .insts
         .iter()
-        .any(|i| matches!(func.inst(*i).kind, InstKind::Phi { .. }))
+        .any(|i| matches!(func.inst(*i).kind, InstKind::Phi))
 }
 
 /// Collects the region of the handler entered at `entry`.

@@ -59,7 +59,7 @@ impl FunctionPass for PhiCleanup {
             cfg.rpo
                 .iter()
                 .flat_map(|b| func.blocks[*b].insts.iter().copied())
-                .filter(|i| matches!(func.insts[*i].kind, InstKind::Phi { .. }))
+                .filter(|i| matches!(func.insts[*i].kind, InstKind::Phi))
                 .collect()
         };
         let n = if phis.is_empty() {

@@ -117,7 +117,7 @@ fn lower_phis(module: &mut Module, fid: FuncId, slots: &mut Vec<InstId>) -> u64 
     let f = module.func(fid);
     let phis: Vec<InstId> = f
         .placed_insts()
-        .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi { .. }))
+        .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi))
         .collect();
     if phis.is_empty() {
         return 0;
@@ -191,7 +191,7 @@ fn lower_cross_block_values(f: &mut Function, slots: &mut Vec<InstId>) -> u64 {
             if d.kind.is_terminator()
                 || d.ty.is_none()
                 || is_lvalue(&d.kind)
-                || matches!(d.kind, InstKind::Phi { .. })
+                || matches!(d.kind, InstKind::Phi)
             {
                 continue;
             }
@@ -200,7 +200,7 @@ fn lower_cross_block_values(f: &mut Function, slots: &mut Vec<InstId>) -> u64 {
                 .iter()
                 .filter(|u| {
                     let ud = &f.insts[u.inst];
-                    !matches!(ud.kind, InstKind::Phi { .. })
+                    !matches!(ud.kind, InstKind::Phi)
                         && ud
                             .block
                             .is_some_and(|ub| ub != b && dom.contains(ub) && !dom.dominates(b, ub))

@@ -105,7 +105,7 @@ fn has_phi(f: &Function, b: BlockId) -> bool {
     f.blocks[b]
         .insts
         .iter()
-        .any(|i| matches!(f.insts[*i].kind, InstKind::Phi { .. }))
+        .any(|i| matches!(f.insts[*i].kind, InstKind::Phi))
 }
 
 /// Removes the phi incomings from `from` in block `b`.
@@ -114,7 +114,7 @@ fn drop_incomings(f: &mut Function, b: BlockId, from: BlockId) {
         .insts
         .iter()
         .copied()
-        .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi { .. }))
+        .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi))
         .collect();
     for p in phis {
         remove_incomings(f, p, |x| x == from, None);
@@ -390,7 +390,7 @@ fn remove_unreachable(f: &mut Function, info: &mut SimplifyCfgCounters) -> bool 
             .insts
             .iter()
             .copied()
-            .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi { .. }))
+            .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi))
             .collect();
         for p in phis {
             remove_incomings(f, p, |x| is_dead[x], None);

@@ -389,7 +389,7 @@ impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
             for &i in &func.blocks[b].insts {
                 self.cur = i;
                 let d = func.inst(i);
-                if matches!(d.kind, InstKind::Phi { .. }) {
+                if matches!(d.kind, InstKind::Phi) {
                     continue;
                 }
                 if let Support::Refused(why) = classify(&d.kind) {
@@ -934,7 +934,7 @@ impl<'m, SF: Fn(InstId) -> Option<Span>> FnLower<'m, SF> {
                 });
             }
             InstKind::Arithmetic(op) => self.arith(*op, i, dst, dn)?,
-            InstKind::Phi { .. } => {}
+            InstKind::Phi => {}
             other => return Err(format!("`{}` is not executed", other.tag().text_keyword())),
         }
         Ok(())

@@ -448,7 +448,7 @@ pub fn mergeable_successor(f: &Function, b: BlockId) -> Option<BlockId> {
     let has_phi = f.blocks[s]
         .insts
         .iter()
-        .any(|i| matches!(f.insts[*i].kind, InstKind::Phi { .. }));
+        .any(|i| matches!(f.insts[*i].kind, InstKind::Phi));
     (preds == 1 && !has_phi && !structurally_named(f, s)).then_some(s)
 }
 
@@ -483,7 +483,7 @@ pub fn merge_blocks(m: &mut Module, f: FuncId, b: BlockId) -> bool {
 pub fn forward_operand(m: &mut Module, f: FuncId, i: InstId) -> bool {
     let fun = m.func(f);
     let d = &fun.insts[i];
-    if d.block.is_none() || d.kind.is_terminator() || matches!(d.kind, InstKind::Phi { .. }) {
+    if d.block.is_none() || d.kind.is_terminator() || matches!(d.kind, InstKind::Phi) {
         return false;
     }
     let Some(ty) = d.ty else { return false };

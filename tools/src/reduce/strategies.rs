@@ -190,7 +190,7 @@ pub fn sites(s: Strategy, m: &Module) -> Vec<Site> {
                     .filter(|&i| {
                         let d = &fun.insts[i];
                         !d.kind.is_terminator()
-                            && !matches!(d.kind, InstKind::Phi { .. })
+                            && !matches!(d.kind, InstKind::Phi)
                             && d.ty.is_some()
                             && d.operands
                                 .iter()

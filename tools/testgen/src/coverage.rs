@@ -350,7 +350,7 @@ fn scan_inst(
         InstKind::If { merge } if d.operands.get(2).and_then(|v| v.as_block()) == *merge => {
             "feature:if_without_else".into()
         }
-        InstKind::Phi { .. }
+        InstKind::Phi
             if d.operands.iter().any(
                 |v| matches!(v, Value::Inst(x) if f.insts[*x].operands.contains(&Value::Inst(i))),
             ) =>

@@ -75,7 +75,7 @@ fn clonable(d: &InstData) -> bool {
     d.ty.is_some()
         && matches!(
             d.kind,
-            InstKind::Arithmetic(_) | InstKind::Cast(_) | InstKind::Load | InstKind::Phi { .. }
+            InstKind::Arithmetic(_) | InstKind::Cast(_) | InstKind::Load | InstKind::Phi
         )
 }
 
@@ -90,7 +90,7 @@ fn edit_function(m: &mut Module, f: FuncId, rng: &mut Rng, n: &mut Counts) {
     let phi_types: Vec<Type> = {
         let func = m.func(f);
         func.placed_insts()
-            .filter(|i| matches!(func.inst(*i).kind, InstKind::Phi { .. }))
+            .filter(|i| matches!(func.inst(*i).kind, InstKind::Phi))
             .filter_map(|i| func.inst(i).ty)
             .collect()
     };
@@ -141,7 +141,7 @@ fn edit_function(m: &mut Module, f: FuncId, rng: &mut Rng, n: &mut Counts) {
                 let cands: Vec<InstId> = insts
                     .iter()
                     .copied()
-                    .filter(|i| !matches!(rw.inst(*i).kind, InstKind::Phi { .. }))
+                    .filter(|i| !matches!(rw.inst(*i).kind, InstKind::Phi))
                     .collect();
                 if cands.is_empty() {
                     continue;
@@ -225,7 +225,7 @@ fn edit_function(m: &mut Module, f: FuncId, rng: &mut Rng, n: &mut Counts) {
                 let phis: Vec<InstId> = insts
                     .iter()
                     .copied()
-                    .filter(|i| matches!(rw.inst(*i).kind, InstKind::Phi { .. }))
+                    .filter(|i| matches!(rw.inst(*i).kind, InstKind::Phi))
                     .collect();
                 if phis.is_empty() {
                     continue;

@@ -236,7 +236,7 @@ fn corruptions_of_generated_modules_are_detected() {
         // 4. Duplicate a phi's first incoming edge.
         if let Some(&i) = insts
             .iter()
-            .find(|i| matches!(base.func(kernel).insts[**i].kind, InstKind::Phi { .. }))
+            .find(|i| matches!(base.func(kernel).insts[**i].kind, InstKind::Phi))
         {
             let mut m = base.clone();
             let d = &mut m.func_mut(kernel).insts[i];
@@ -251,7 +251,7 @@ fn corruptions_of_generated_modules_are_detected() {
             f.insts[w[0]].block == f.insts[w[1]].block
                 && f.insts[w[0]].ty.is_some()
                 && !f.insts[w[1]].operands.is_empty()
-                && !matches!(f.insts[w[1]].kind, InstKind::Phi { .. })
+                && !matches!(f.insts[w[1]].kind, InstKind::Phi)
         }) {
             let mut m = base.clone();
             m.func_mut(kernel).insts[w[1]].operands[0] = Value::Inst(w[1]);
