@@ -621,37 +621,36 @@ fn check_inst(
             body: lb,
             update,
             merge,
-        } => {
-            if lb.is_none() || update.is_none() || merge.is_none() {
-                errors.push(
-                    Located::new(loc, "loop without body, update or merge block").help(RUN_FINAL),
-                );
-            }
+        } if (lb.is_none() || update.is_none() || merge.is_none()) => {
+            errors.push(
+                Located::new(loc, "loop without body, update or merge block").help(RUN_FINAL),
+            );
         }
-        InstKind::SimpleLoop { merge } => {
-            if merge.is_none() {
-                errors.push(Located::new(loc, "simple_loop without a merge block").help(RUN_FINAL));
-            }
+        InstKind::SimpleLoop { merge } if merge.is_none() => {
+            errors.push(Located::new(loc, "simple_loop without a merge block").help(RUN_FINAL));
         }
-        InstKind::Alloca(AllocaOp::Shared) => {
-            if !is_kernel {
-                errors.push(Located::new(loc, "shared alloca in a callable: Workgroup storage must be declared by the kernel").help(RUN_FINAL));
-            }
+        InstKind::Alloca(AllocaOp::Shared) if !is_kernel => {
+            errors.push(
+                Located::new(
+                    loc,
+                    "shared alloca in a callable: Workgroup storage must be declared by the kernel",
+                )
+                .help(RUN_FINAL),
+            );
         }
-        InstKind::Alloca(AllocaOp::Local) => {
+        InstKind::Alloca(AllocaOp::Local)
             if inst
                 .metadata
                 .iter()
-                .any(|m| matches!(m, Metadata::Reg2MemSpill(_)))
-            {
-                errors.push(
-                    Located::new(
-                        loc,
-                        "reg2mem spill slot survived to code generation (mem2reg must consume it)",
-                    )
-                    .help(RUN_FINAL),
-                );
-            }
+                .any(|m| matches!(m, Metadata::Reg2MemSpill(_))) =>
+        {
+            errors.push(
+                Located::new(
+                    loc,
+                    "reg2mem spill slot survived to code generation (mem2reg must consume it)",
+                )
+                .help(RUN_FINAL),
+            );
         }
         InstKind::Atomic(_) => {
             let base = inst.operands.first().copied();

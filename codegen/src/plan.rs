@@ -75,7 +75,10 @@ pub fn structural_closure(func: &Function) -> Vec<BlockId> {
 }
 
 /// Direct callees of the instructions of `func`'s closure, in first-call order.
-fn callees(func: &Function) -> Vec<(FuncId, xir_ir::InstId)> {
+/// A function's call sites: (callee, call instruction).
+type CallSites = Vec<(FuncId, xir_ir::InstId)>;
+
+fn callees(func: &Function) -> CallSites {
     let mut out = Vec::new();
     for b in structural_closure(func) {
         for &i in &func.blocks[b].insts {
@@ -97,7 +100,8 @@ pub fn call_graph(module: &Module, kernel: FuncId) -> Result<Vec<FuncId>, Vec<Lo
     let mut order = Vec::new();
     let mut state: FxHashMap<FuncId, u8> = FxHashMap::default(); // 1 = on path, 2 = done
     let mut errors = Vec::new();
-    let mut stack: Vec<(FuncId, Vec<(FuncId, xir_ir::InstId)>, usize)> = Vec::new();
+    // (function, its call sites, the next one to visit)
+    let mut stack: Vec<(FuncId, CallSites, usize)> = Vec::new();
     state.insert(kernel, 1);
     stack.push((kernel, callees(module.func(kernel)), 0));
     while let Some((f, calls, next)) = stack.last_mut() {
@@ -339,7 +343,7 @@ pub fn typed_layout_problem(module: &Module, t: Type) -> Option<String> {
                 }
                 let a = walk(module, *elem, depth + 1)?;
                 let stride = ts.size_of(*elem);
-                if stride == 0 || stride % a != 0 {
+                if stride == 0 || !stride.is_multiple_of(a) {
                     return Err(format!(
                         "array stride {stride} is not a multiple of the element's Vulkan alignment {a}"
                     ));
@@ -372,7 +376,7 @@ pub fn typed_layout_problem(module: &Module, t: Type) -> Option<String> {
             let stride = ts.size_of(t);
             if stride == 0 {
                 Some("zero-sized element".into())
-            } else if stride % a != 0 {
+            } else if !stride.is_multiple_of(a) {
                 Some(format!(
                     "element stride {stride} is not a multiple of its Vulkan alignment {a}"
                 ))

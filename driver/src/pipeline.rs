@@ -475,6 +475,32 @@ fn write_reproducer(
         .map_err(|e| format!("cannot write '{path}': {}", xir_sysio::stdio::cause(&e)))
 }
 
+/// Runs the shipped `spirv-final` pipeline (`optimize` as given) on `m` in process, with
+/// the verifier after every pass and the backend's dialect check: how tests, fuzzers and
+/// the engine differential bring generated modules into the SPIR-V backend's dialect.
+pub fn run_spirv_final(m: &mut Module, optimize: bool) -> Result<(), String> {
+    let registry = Registry::new(false);
+    let mut loader = Loader::new(&registry);
+    loader.params.overrides.push(("optimize".into(), optimize));
+    let p = loader
+        .load("spirv-final")
+        .map_err(|e| format!("spirv-final: {e:?}"))?;
+    let verifier = ModuleVerifier::default();
+    let checks = DriverChecks {
+        source_map: None,
+        diagnostics: Default::default(),
+    };
+    let mut sink = Vec::new();
+    let r = Runner::new(RunOptions::default(), &mut sink)
+        .with_verifier(&verifier)
+        .with_checks(&checks)
+        .run(&p, m);
+    match r.failure {
+        None => Ok(()),
+        Some(f) => Err(f.message),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,31 +565,5 @@ mod tests {
             check_pipeline(&cli(&["--bisect-limit=-2"])),
             Err(PipelineError::Usage(_))
         ));
-    }
-}
-
-/// Runs the shipped `spirv-final` pipeline (`optimize` as given) on `m` in process, with
-/// the verifier after every pass and the backend's dialect check: how tests, fuzzers and
-/// the engine differential bring generated modules into the SPIR-V backend's dialect.
-pub fn run_spirv_final(m: &mut Module, optimize: bool) -> Result<(), String> {
-    let registry = Registry::new(false);
-    let mut loader = Loader::new(&registry);
-    loader.params.overrides.push(("optimize".into(), optimize));
-    let p = loader
-        .load("spirv-final")
-        .map_err(|e| format!("spirv-final: {e:?}"))?;
-    let verifier = ModuleVerifier::default();
-    let checks = DriverChecks {
-        source_map: None,
-        diagnostics: Default::default(),
-    };
-    let mut sink = Vec::new();
-    let r = Runner::new(RunOptions::default(), &mut sink)
-        .with_verifier(&verifier)
-        .with_checks(&checks)
-        .run(&p, m);
-    match r.failure {
-        None => Ok(()),
-        Some(f) => Err(f.message),
     }
 }

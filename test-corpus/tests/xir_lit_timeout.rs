@@ -126,7 +126,7 @@ fn scratch_paths_are_per_test_and_per_suite_as_in_lit() {
         .collect();
     assert_eq!(tmp.len(), 1, "{out}");
     assert!(
-        tmp[0].contains(&format!("/a/Output/rel.xir.tmp")),
+        tmp[0].contains(&"/a/Output/rel.xir.tmp".to_string()),
         "{}",
         tmp[0]
     );

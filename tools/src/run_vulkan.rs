@@ -15,6 +15,9 @@ use xir_ir::diag::Diagnostic;
 use xir_ir::source_map::SourceMap;
 use xir_ir::{FuncId, Module, TypeData};
 
+/// Every argument's final buffer bytes (`None` for value arguments).
+pub type ArgBuffers = Vec<Option<Vec<u8>>>;
+
 /// What the Vulkan engine needs beyond the module.
 pub struct VulkanRun<'a> {
     /// Dispatch size (threads per axis).
@@ -46,7 +49,7 @@ pub fn run(
     map: Option<&SourceMap>,
     args: Vec<ArgValue>,
     cfg: &VulkanRun<'_>,
-) -> Result<(Vec<Option<Vec<u8>>>, xir_vulkan::DeviceInfo), VulkanFailure> {
+) -> Result<(ArgBuffers, xir_vulkan::DeviceInfo), VulkanFailure> {
     let compiled = xir_codegen::compile_kernel(module, kernel, OptLevel::None).map_err(|e| {
         let d = e.to_diagnostics(module, map);
         if e.kind == ErrorKind::Internal {

@@ -298,7 +298,7 @@ fn word_addr(e: &mut Emitter, st: &mut FnState, i: InstId) -> R<Option<(Word, Ad
             .and_then(|t| e.m.types.scalar_kind(t))
             .ok_or_else(|| CodegenError::internal(st.loc(i), "buffer index is not a scalar"))?;
     let xv = e_value(e, st, x)?;
-    let x32 = e.to_u32(xv, k);
+    let x32 = e.index_as_u32(xv, k);
     Ok(Some((
         bv.var,
         match bv.elem {
@@ -343,7 +343,7 @@ fn word_walk(e: &mut Emitter, st: &mut FnState, elem: Type, idx: &[Value]) -> R<
             .and_then(|t| m.types.scalar_kind(t))
             .ok_or_else(|| CodegenError::internal(xir_ir_loc(st), "index is not a scalar"))?;
         let x = e_value(e, st, v)?;
-        Ok(e.to_u32(x, k))
+        Ok(e.index_as_u32(x, k))
     };
     let first = index_u32(e, st, idx[0])?;
     let mut a = e.addr_scaled(first, m.types.size_of(elem));

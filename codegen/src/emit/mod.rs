@@ -499,7 +499,7 @@ pub(crate) fn emit_kernel(
     let interface = e.interface.clone();
     e.b.entry_point(ExecutionModel::GLCompute, kid, "main", interface);
     let bs = e.block_size;
-    e.b.execution_mode(kid, ExecutionMode::LocalSize, bs.to_vec());
+    e.b.execution_mode(kid, ExecutionMode::LocalSize, bs);
     // XIR keeps the sign of zero, infinities and NaNs (docs/semantics.md); without
     // SignedZeroInfNanPreserve Vulkan lets a driver ignore them (lavapipe folds
     // fma(0, 0, -0) to -0). One mode per float width the module declares.

@@ -64,7 +64,7 @@ pub(crate) fn stride_align(stride: u64) -> u64 {
 
 impl Emitter<'_> {
     /// `uint` conversion of an integer index or offset id of kind `k`.
-    pub(crate) fn to_u32(&mut self, v: Word, k: ScalarKind) -> Word {
+    pub(crate) fn index_as_u32(&mut self, v: Word, k: ScalarKind) -> Word {
         let u = self.u32_ty();
         match k {
             ScalarKind::U32 => v,

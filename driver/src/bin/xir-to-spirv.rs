@@ -8,11 +8,11 @@ fn main() {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let mut stdin = Vec::new();
-    if xir_driver::spirv::needs_stdin(&args) {
-        if let Err(e) = std::io::stdin().read_to_end(&mut stdin) {
-            eprintln!("error: cannot read standard input: {e}");
-            std::process::exit(xir_driver::EXIT_USER_ERROR);
-        }
+    if xir_driver::spirv::needs_stdin(&args)
+        && let Err(e) = std::io::stdin().read_to_end(&mut stdin)
+    {
+        eprintln!("error: cannot read standard input: {e}");
+        std::process::exit(xir_driver::EXIT_USER_ERROR);
     }
     let code = xir_driver::spirv::xir_to_spirv_main(
         &args,

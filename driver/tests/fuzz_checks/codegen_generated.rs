@@ -73,12 +73,12 @@ pub fn check(data: &[u8]) -> Counts {
         2 => OptLevel::Size,
         _ => OptLevel::None,
     };
-    if flags & 2 != 0 {
-        if let Err(e) = spirv_final(&mut m, flags & 4 != 0) {
-            assert!(!e.is_empty());
-            n.pipeline_failed += 1;
-            return n;
-        }
+    if flags & 2 != 0
+        && let Err(e) = spirv_final(&mut m, flags & 4 != 0)
+    {
+        assert!(!e.is_empty());
+        n.pipeline_failed += 1;
+        return n;
     }
     let dialect_ok = xir_codegen::check_dialect(&m).is_ok();
     for (k, name) in xir_codegen::kernels(&m) {
