@@ -84,6 +84,21 @@ pub fn required() -> BTreeSet<String> {
         .collect()
 }
 
+/// For a Rust test that needs `feature`: true when it is present; false (the test skips,
+/// saying so on standard error) when it is absent and not required; panics when it is
+/// absent but `XIR_REQUIRE_FEATURES` names it (CI must not skip it silently).
+pub fn present_or_skip(feature: &str, what: &str) -> bool {
+    if detect().contains(feature) {
+        return true;
+    }
+    assert!(
+        !required().contains(feature),
+        "XIR_REQUIRE_FEATURES names {feature} but it was not found ({what})"
+    );
+    eprintln!("skipped: {what} not found");
+    false
+}
+
 /// Detects the available features.
 pub fn detect() -> BTreeSet<String> {
     let mut f = BTreeSet::new();

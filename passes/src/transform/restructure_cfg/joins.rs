@@ -51,16 +51,7 @@ pub(super) fn unshare_extra_joins(
     'restart: loop {
         let cfg = Cfg::compute(func);
         let dom = DomTree::compute(func, &cfg);
-        let fwd = |b: BlockId| -> Vec<BlockId> {
-            let mut v: Vec<BlockId> = cfg
-                .preds(b)
-                .iter()
-                .copied()
-                .filter(|&p| cfg.is_reachable(p) && !dom.dominates(b, p))
-                .collect();
-            v.dedup();
-            v
-        };
+        let fwd = |b: BlockId| super::exits::forward_preds(&cfg, &dom, b);
         for &x in &cfg.rpo {
             if cfg.succs(x).len() < 2 || prepare[x] {
                 continue;
