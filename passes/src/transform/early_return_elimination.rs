@@ -88,9 +88,14 @@ crate::declare_pass! {
 fn chain(func: &Function) -> Vec<BlockId> {
     let mut out = Vec::new();
     let mut seen: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    // Blocks of the function, once (`Function::has_block` scans the block list).
+    let mut live: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    for &x in &func.block_order {
+        live[x] = true;
+    }
     let mut b = func.body;
     while let Some(x) = b {
-        if seen[x] || !func.has_block(x) {
+        if seen[x] || !live[x] {
             return Vec::new();
         }
         seen[x] = true;
