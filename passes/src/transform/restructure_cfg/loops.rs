@@ -370,13 +370,7 @@ pub(super) fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> R
     let mut preheaders: Vec<BlockId> = Vec::with_capacity(count);
     for li in 0..count {
         let h = lf.headers[li];
-        let mut outside: Vec<BlockId> = cfg
-            .preds(h)
-            .iter()
-            .copied()
-            .filter(|&p| cfg.is_reachable(p) && !dom.dominates(h, p))
-            .collect();
-        outside.dedup();
+        let outside = super::exits::forward_preds(&cfg, &dom, h);
         let reuse = match outside.as_slice() {
             [p] => func
                 .terminator(*p)
