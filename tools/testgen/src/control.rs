@@ -193,7 +193,7 @@ impl Fb<'_> {
 
     fn c_loop(&mut self) {
         let (p, body, u, m) = (self.block(), self.block(), self.block(), self.block());
-        self.loop_(p, body, u, Some(m));
+        self.loop_(p, body, u, m);
         let mk = self.mark();
         self.cur = p;
         let c = self.cond();
