@@ -190,6 +190,11 @@ fn check(inst: &Instance, c: &Candidate, k: &Kernel<'_>) -> Result<Chosen, Strin
             fc.shader_signed_zero_inf_nan_preserve_float32 == vk::TRUE,
             fc.shader_signed_zero_inf_nan_preserve_float64 == vk::TRUE,
         ],
+        denorm_preserve: [
+            fc.shader_denorm_preserve_float16 == vk::TRUE,
+            fc.shader_denorm_preserve_float32 == vk::TRUE,
+            fc.shader_denorm_preserve_float64 == vk::TRUE,
+        ],
     };
     reported.v11.p_next = std::ptr::null_mut();
     reported.v12.p_next = std::ptr::null_mut();

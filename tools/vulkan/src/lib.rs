@@ -221,6 +221,17 @@ pub fn run(
     }
 }
 
+/// The device [`run`] would dispatch `kernel` on (the same choice and checks, no
+/// dispatch; no validation layer): lets a caller find out whether a variant of the kernel
+/// with more requirements runs on the device the plain one would use.
+pub fn choose_device(kernel: &Kernel<'_>, opts: &Options) -> Result<DeviceInfo, Error> {
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let inst = instance::Instance::new(false)?;
+    let chosen = device::choose(&inst, opts.device, kernel).map(|c| c.info);
+    inst.finish();
+    chosen
+}
+
 /// Every physical device with its properties (for `--device` diagnostics and docs).
 pub fn devices() -> Result<Vec<DeviceInfo>, Error> {
     let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
