@@ -626,7 +626,7 @@ fn phi_and_metadata_placement() {
     let phi = Cursor::at_end(&mut k, header).ins(InstKind::Phi, Some(u), []);
     let inc =
         Cursor::at_end(&mut k, header).arith(ArithmeticOp::BinaryAdd, u, &[phi.into(), c0.into()]);
-    k.insts[phi].phi_set_edges([(Value::from(c0), entry), (inc.into(), header)]);
+    k.insts[phi].phi_set_edges([(Value::from(c0), entry), (inc, header)]);
     k.insts[phi].metadata.push(Metadata::Name("i".into()));
     k.insts[phi]
         .metadata
@@ -634,9 +634,9 @@ fn phi_and_metadata_placement() {
     let lt = Cursor::at_end(&mut k, header).arith(
         ArithmeticOp::BinaryLess,
         m.types.bool(),
-        &[inc.into(), a.into()],
+        &[inc, a.into()],
     );
-    Cursor::at_end(&mut k, header).cond_br(lt.into(), header, exit);
+    Cursor::at_end(&mut k, header).cond_br(lt, header, exit);
     let mut cb = CurveBasisSet::default();
     cb.insert(CurveBasis::CatmullRom);
     cb.insert(CurveBasis::PiecewiseLinear);

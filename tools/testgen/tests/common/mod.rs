@@ -29,7 +29,7 @@ pub fn example() -> Example {
     let body = cf.ensure_body();
     let add =
         Cursor::at_end(&mut cf, body).arith(ArithmeticOp::BinaryAdd, f32t, &[a.into(), c1.into()]);
-    Cursor::at_end(&mut cf, body).ret(Some(add.into()));
+    Cursor::at_end(&mut cf, body).ret(Some(add));
     let callable = m.add_function(cf);
 
     let did = m.special(SpecialRegister::DispatchId);
@@ -44,19 +44,19 @@ pub fn example() -> Example {
         ResourceReadOp::BufferRead,
         BindlessAccess::default(),
         f32t,
-        &[buf_arg.into(), idx.into()],
+        &[buf_arg.into(), idx],
     );
-    let y = Cursor::at_end(&mut k, entry).call(Some(f32t), callable, &[x.into()]);
+    let y = Cursor::at_end(&mut k, entry).call(Some(f32t), callable, &[x]);
     let lt = Cursor::at_end(&mut k, entry).arith(
         ArithmeticOp::BinaryLess,
         boolt,
         &[y.into(), c1.into()],
     );
-    Cursor::at_end(&mut k, entry).if_(lt.into(), then_b, else_b, merge);
+    Cursor::at_end(&mut k, entry).if_(lt, then_b, else_b, merge);
     Cursor::at_end(&mut k, then_b).resource_write(
         ResourceWriteOp::BufferWrite,
         BindlessAccess::default(),
-        &[buf_arg.into(), idx.into(), y.into()],
+        &[buf_arg.into(), idx, y.into()],
     );
     Cursor::at_end(&mut k, then_b).br(merge);
     Cursor::at_end(&mut k, else_b).br(merge);

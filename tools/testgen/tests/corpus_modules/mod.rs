@@ -78,7 +78,7 @@ fn switch_on(sel: ScalarKind, labels: Vec<u64>) -> Module {
         st,
         &[a.into(), idx],
     );
-    let mut ops = vec![v.into(), default.into()];
+    let mut ops = vec![v, default.into()];
     ops.extend(cases.iter().map(|b| Value::from(*b)));
     Cursor::at_end(&mut k, body).ins(
         InstKind::Switch {
@@ -139,25 +139,25 @@ pub fn structured_loop() -> Module {
     let entry = k.ensure_body();
     let [prep, body, upd, merge, brk, cont] = std::array::from_fn(|_| k.create_block());
     let var = Cursor::at_end(&mut k, entry).alloca(AllocaOp::Local, u);
-    Cursor::at_end(&mut k, entry).store(var.into(), zero);
+    Cursor::at_end(&mut k, entry).store(var, zero);
     let lp = InstKind::Loop {
         body: Some(body),
         update: Some(upd),
         merge: Some(merge),
     };
     Cursor::at_end(&mut k, entry).ins(lp, None, [prep.into()]);
-    let x = Cursor::at_end(&mut k, prep).load(u, var.into());
-    let c = Cursor::at_end(&mut k, prep).arith(ArithmeticOp::BinaryLess, bt, &[x.into(), ten]);
+    let x = Cursor::at_end(&mut k, prep).load(u, var);
+    let c = Cursor::at_end(&mut k, prep).arith(ArithmeticOp::BinaryLess, bt, &[x, ten]);
     Cursor::at_end(&mut k, prep).cond_br(c, body, merge);
-    let odd = Cursor::at_end(&mut k, body).arith(ArithmeticOp::BinaryEqual, bt, &[x.into(), one]);
+    let odd = Cursor::at_end(&mut k, body).arith(ArithmeticOp::BinaryEqual, bt, &[x, one]);
     Cursor::at_end(&mut k, body).if_(odd, brk, cont, cont);
     Cursor::at_end(&mut k, brk).break_(merge);
     Cursor::at_end(&mut k, cont).continue_(upd);
-    let y = Cursor::at_end(&mut k, upd).arith(ArithmeticOp::BinaryAdd, u, &[x.into(), one]);
-    Cursor::at_end(&mut k, upd).store(var.into(), y);
+    let y = Cursor::at_end(&mut k, upd).arith(ArithmeticOp::BinaryAdd, u, &[x, one]);
+    Cursor::at_end(&mut k, upd).store(var, y);
     Cursor::at_end(&mut k, upd).br(prep);
-    let r = Cursor::at_end(&mut k, merge).load(u, var.into());
-    Cursor::at_end(&mut k, merge).ret(Some(r.into()));
+    let r = Cursor::at_end(&mut k, merge).load(u, var);
+    Cursor::at_end(&mut k, merge).ret(Some(r));
     m.add_function(k);
     m
 }
@@ -305,7 +305,7 @@ pub fn ext_undef() -> Module {
     let s =
         Cursor::at_end(&mut k, b).arith(ArithmeticOp::BinaryMul, f, &[a.into(), Value::Undef(uf)]);
     let c = Cursor::at_end(&mut k, b).cast(CastOp::BitwiseCast, f, Value::Undef(uu));
-    let r = Cursor::at_end(&mut k, b).arith(ArithmeticOp::BinaryAdd, f, &[s, c.into()]);
+    let r = Cursor::at_end(&mut k, b).arith(ArithmeticOp::BinaryAdd, f, &[s, c]);
     Cursor::at_end(&mut k, b).ret(Some(r));
     m.add_function(k);
     m
@@ -359,13 +359,13 @@ pub fn memory_ops() -> Module {
     let mut k = Function::new(FunctionKind::kernel(), None);
     let b = k.ensure_body();
     let sh = Cursor::at_end(&mut k, b).alloca(AllocaOp::Shared, arr);
-    let p = Cursor::at_end(&mut k, b).gep(u, sh.into(), &[one]);
-    Cursor::at_end(&mut k, b).store(p.into(), zero);
-    let old = Cursor::at_end(&mut k, b).atomic(AtomicOp::FetchAdd, u, sh.into(), &[one], &[one]);
+    let p = Cursor::at_end(&mut k, b).gep(u, sh, &[one]);
+    Cursor::at_end(&mut k, b).store(p, zero);
+    let old = Cursor::at_end(&mut k, b).atomic(AtomicOp::FetchAdd, u, sh, &[one], &[one]);
     let cas = InstKind::Atomic(AtomicOp::CompareExchange);
-    Cursor::at_end(&mut k, b).ins(cas, Some(u), [sh.into(), zero, old.into(), one]);
-    let x = Cursor::at_end(&mut k, b).load(u, p.into());
-    Cursor::at_end(&mut k, b).cast(CastOp::StaticCast, f, x.into());
+    Cursor::at_end(&mut k, b).ins(cas, Some(u), [sh, zero, old, one]);
+    let x = Cursor::at_end(&mut k, b).load(u, p);
+    Cursor::at_end(&mut k, b).cast(CastOp::StaticCast, f, x);
     Cursor::at_end(&mut k, b).ret(None);
     m.add_function(k);
     m
