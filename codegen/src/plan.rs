@@ -43,22 +43,18 @@ pub fn kernels(module: &Module) -> Vec<(FuncId, String)> {
 /// Blocks of `func` in its structural closure: the ordinary CFG from the body plus every
 /// structured role block (merge, loop body/update) it owns, recursively.
 ///
-/// Linear in the function's size: ownership is looked up in a table built once
-/// (`Function::has_block` scans the block list, which made this quadratic in the
-/// number of blocks: a 1M-instruction kernel spent most of its emission here).
+/// Linear in the function's size (`Function::has_block` is one table read).
 pub fn structural_closure(func: &Function) -> Vec<BlockId> {
     let mut order = Vec::new();
     let Some(body) = func.body else { return order };
-    // Per arena slot: 1 = owned, 2 = owned and visited.
-    let mut state = vec![0u8; func.blocks.len()];
-    for &b in &func.block_order {
-        state[b.index()] = 1;
-    }
+    let mut visited = vec![false; func.blocks.len()];
     let mut stack = vec![body];
     while let Some(b) = stack.pop() {
-        let s = state.get_mut(b.index());
-        match s {
-            Some(s @ 1) => *s = 2,
+        if !func.has_block(b) {
+            continue;
+        }
+        match visited.get_mut(b.index()) {
+            Some(v @ false) => *v = true,
             _ => continue,
         }
         order.push(b);

@@ -7,6 +7,9 @@ use crate::metadata::MetadataList;
 use crate::types::Type;
 use crate::value::{ArgId, BlockId, Value};
 
+mod layout;
+pub use layout::BlockLayout;
+
 /// The kind of a function.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FunctionKind {
@@ -107,8 +110,9 @@ pub struct Function {
     pub arg_order: Vec<ArgId>,
     /// Block arena (includes removed blocks).
     pub blocks: PrimaryMap<BlockId, BlockData>,
-    /// The owned block list, in order (upstream's definition block list).
-    pub block_order: Vec<BlockId>,
+    /// The owned block list, in order (upstream's definition block list), with O(1)
+    /// membership ([`Function::has_block`]).
+    pub block_order: BlockLayout,
     /// Instruction arena (includes removed instructions, whose `block` is `None`).
     pub insts: PrimaryMap<InstId, InstData>,
     /// The body (entry) block.
@@ -125,7 +129,7 @@ impl Function {
             args: PrimaryMap::new(),
             arg_order: Vec::new(),
             blocks: PrimaryMap::new(),
-            block_order: Vec::new(),
+            block_order: BlockLayout::new(),
             insts: PrimaryMap::new(),
             body: None,
         }
@@ -171,7 +175,8 @@ impl Function {
         }
     }
 
-    /// Whether `b` is in the owned block list.
+    /// Whether `b` is in the owned block list (O(1)).
+    #[inline]
     pub fn has_block(&self, b: BlockId) -> bool {
         self.block_order.contains(&b)
     }
@@ -284,7 +289,7 @@ impl Function {
     /// replaces many values uses [`crate::edit::Rewriter::replace_all_uses`] (O(uses)).
     pub fn replace_all_uses(&mut self, old: Value, new: Value) -> usize {
         let mut n = 0;
-        let order = self.block_order.clone();
+        let order = self.block_order.to_vec();
         for b in order {
             for k in 0..self.blocks[b].insts.len() {
                 let i = self.blocks[b].insts[k];
@@ -302,7 +307,7 @@ impl Function {
 
     /// Applies a value substitution to every operand of every placed instruction.
     pub fn remap_operands(&mut self, mut f: impl FnMut(Value) -> Value) {
-        let order = self.block_order.clone();
+        let order = self.block_order.to_vec();
         for b in order {
             for k in 0..self.blocks[b].insts.len() {
                 let i = self.blocks[b].insts[k];

@@ -187,7 +187,7 @@ fn clear_unreachable_blocks(
         }
     }
     // Phi incomings from unexecutable blocks.
-    for &b in &f.block_order.clone() {
+    for &b in &f.block_order.to_vec() {
         if !reach[b] {
             continue;
         }
@@ -244,7 +244,7 @@ fn phis_of(f: &Function, b: BlockId) -> Vec<InstId> {
 fn fix_phis(f: &mut Function) -> Vec<InstId> {
     let cfg = Cfg::compute(f);
     let mut all = Vec::new();
-    for b in f.block_order.clone() {
+    for b in f.block_order.to_vec() {
         let phis = phis_of(f, b);
         if phis.is_empty() {
             continue;

@@ -88,14 +88,9 @@ crate::declare_pass! {
 fn chain(func: &Function) -> Vec<BlockId> {
     let mut out = Vec::new();
     let mut seen: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
-    // Blocks of the function, once (`Function::has_block` scans the block list).
-    let mut live: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
-    for &x in &func.block_order {
-        live[x] = true;
-    }
     let mut b = func.body;
     while let Some(x) = b {
-        if seen[x] || !live[x] {
+        if seen[x] || !func.has_block(x) {
             return Vec::new();
         }
         seen[x] = true;
@@ -287,7 +282,7 @@ fn rewrite(m: &mut Module, f: FuncId) -> Result<Option<(Function, u64)>, String>
         .map(|t| (t, Value::Undef(m.undef(t))))
         .collect();
     let mut func = m.func(f).clone();
-    let original: Vec<BlockId> = func.block_order.clone();
+    let original: Vec<BlockId> = func.block_order.to_vec();
     let entry = func.body.expect("definition");
     let mut flag_data = InstData::new(InstKind::Alloca(AllocaOp::Local), Some(bool_ty), []);
     flag_data.metadata.push(comment("early return flag"));

@@ -115,7 +115,6 @@ fn has_phi(func: &Function, b: BlockId) -> bool {
 /// Collects the region of the handler entered at `entry`.
 fn region(
     func: &Function,
-    own: &SecondaryMap<BlockId, bool>,
     entry: BlockId,
     dispatch: BlockId,
     merge: BlockId,
@@ -128,7 +127,7 @@ fn region(
         if b == dispatch {
             continue;
         }
-        if b == merge || !own[b] {
+        if b == merge || !func.has_block(b) {
             return Err("a handler reaches the loop merge or leaves its function");
         }
         if seen[b] {
@@ -172,7 +171,6 @@ fn preflight_loop(
     m: &Module,
     f: FuncId,
     cfg: &Cfg,
-    own: &SecondaryMap<BlockId, bool>,
     parent: BlockId,
     loop_inst: InstId,
 ) -> Result<Site, &'static str> {
@@ -184,7 +182,7 @@ fn preflight_loop(
         return Err("the ray-query loop has no dispatch or merge block");
     };
     let merge = *merge;
-    if !own[dispatch] || !own[merge] {
+    if !func.has_block(dispatch) || !func.has_block(merge) {
         return Err("the ray-query loop names a block outside its function");
     }
     let Some(dt) = func.terminator(dispatch) else {
@@ -215,8 +213,8 @@ fn preflight_loop(
     if has_phi(func, dispatch) || has_phi(func, s) || has_phi(func, p) {
         return Err("a phi in the dispatch block or a handler entry");
     }
-    let rs = region(func, own, s, dispatch, merge)?;
-    let rp = region(func, own, p, dispatch, merge)?;
+    let rs = region(func, s, dispatch, merge)?;
+    let rp = region(func, p, dispatch, merge)?;
     let mut in_s: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
     let mut in_p: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
     rs.blocks.iter().for_each(|b| in_s[*b] = true);
@@ -400,10 +398,8 @@ impl Pass for LowerRayQueryToLoop {
                 continue;
             }
             let cfg = Cfg::compute(func);
-            let mut own: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
-            func.block_order.iter().for_each(|b| own[*b] = true);
             for (b, t) in loops {
-                match preflight_loop(module, f, &cfg, &own, b, t) {
+                match preflight_loop(module, f, &cfg, b, t) {
                     Ok(site) => sites.push((f, site)),
                     Err(why) => {
                         c.error += 1;

@@ -203,7 +203,6 @@ struct Ctx<'a> {
     f: FuncId,
     func: &'a Function,
     cfg: Cfg,
-    own: SecondaryMap<BlockId, bool>,
 }
 
 impl Ctx<'_> {
@@ -245,7 +244,7 @@ impl Ctx<'_> {
             if b == update {
                 continue;
             }
-            if b == body || !self.own[b] {
+            if b == body || !self.func.has_block(b) {
                 return Err("candidate handler escapes its canonical loop");
             }
             if seen[b] {
@@ -339,7 +338,7 @@ impl Ctx<'_> {
             return Err("canonical ray-query loop has a null structural block");
         };
         let all = [parent, prepare, body, update, merge];
-        if all.iter().any(|b| !self.own[*b]) || !distinct(&all) {
+        if all.iter().any(|b| !self.func.has_block(*b)) || !distinct(&all) {
             return Err("canonical ray-query loop has invalid block ownership");
         }
         if !proceeds(func, Some(prepare)) {
@@ -438,7 +437,7 @@ impl Ctx<'_> {
         let (Some(body), Some(merge)) = (body, merge) else {
             return Err("frontend ray-query loop has a null structural block");
         };
-        if ![parent, body, merge].iter().all(|b| self.own[*b]) || !distinct(&[parent, body, merge])
+        if ![parent, body, merge].iter().all(|b| self.func.has_block(*b)) || !distinct(&[parent, body, merge])
         {
             return Err("frontend ray-query loop has invalid block ownership");
         }
@@ -537,7 +536,7 @@ impl Ctx<'_> {
             return Err("frontend ray-query loop latch is not canonical");
         }
         let shell = [parent, body, brk, relay, cand, latch, merge];
-        if shell.iter().any(|b| !self.own[*b]) {
+        if shell.iter().any(|b| !self.func.has_block(*b)) {
             return Err("frontend ray-query shell crosses a function boundary");
         }
         if !distinct(&shell) {
@@ -666,14 +665,11 @@ impl Pass for ReconstructRayQueryLoop {
             if loops.is_empty() {
                 continue;
             }
-            let mut own: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
-            func.block_order.iter().for_each(|b| own[*b] = true);
             let cx = Ctx {
                 m: module,
                 f,
                 func,
                 cfg: Cfg::compute(func),
-                own,
             };
             for (b, l) in loops {
                 let found = match func.inst(l).kind {

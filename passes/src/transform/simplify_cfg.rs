@@ -382,7 +382,7 @@ fn remove_unreachable(f: &mut Function, info: &mut SimplifyCfgCounters) -> bool 
     for &b in &dead {
         is_dead[b] = true;
     }
-    for b in f.block_order.clone() {
+    for b in f.block_order.to_vec() {
         if is_dead[b] {
             continue;
         }

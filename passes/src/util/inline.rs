@@ -367,7 +367,7 @@ fn inline_one(m: &mut Module, site: &CallSite) -> bool {
         + 1;
     let mut new_order: Vec<BlockId> = callee.block_order.iter().map(|b| block_map[b]).collect();
     new_order.push(cont);
-    caller.block_order.splice(at..at, new_order);
+    caller.block_order.insert_all(at, new_order);
     // A return slot for non-void callees.
     let slot = callee.ret.map(|ty| {
         let s = caller.create_inst(InstData::new(

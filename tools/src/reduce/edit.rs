@@ -201,7 +201,7 @@ pub fn fix_phis(m: &mut Module, f: FuncId) {
         }
     }
     let mut empty = Vec::new();
-    let order = fun.block_order.clone();
+    let order = fun.block_order.to_vec();
     for b in order {
         let insts = m.func(f).blocks[b].insts.clone();
         for i in insts {

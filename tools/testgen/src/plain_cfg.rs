@@ -129,7 +129,7 @@ pub fn generate_plain_cfg_module(seed: u64) -> Module {
     let f = t.m.func(t.f);
     let cfg = Cfg::compute(f);
     let dom = DomTree::compute(f, &cfg);
-    let order: Vec<BlockId> = f.block_order.clone();
+    let order: Vec<BlockId> = f.block_order.to_vec();
     let mut defined: SecondaryMap<BlockId, Vec<Value>> = SecondaryMap::default();
     let mut rpo: Vec<BlockId> = cfg.rpo.clone();
     rpo.extend(order.iter().copied().filter(|b| !cfg.is_reachable(*b)));

@@ -1,6 +1,7 @@
 //! Rewriter property tests: random edit sequences on generated modules
 //! (`testgen::generate_module`). After every edit the rewriter's use index must equal a
-//! fresh computation ([`UseIndex::check`]) and the function must verify clean. Every
+//! fresh computation ([`UseIndex::check`]), the block list's membership counts must
+//! match the list (`BlockLayout::is_consistent`) and the function must verify clean. Every
 //! edit is valid by construction (so a verifier error is a rewriter bug):
 //!
 //! * **insert + replace-all-uses + remove**: clone a value instruction just before
@@ -60,6 +61,10 @@ fn check(rw: &mut Rewriter<'_>, shadow: &mut Module, f: FuncId, what: &str) {
     if let Err(e) = rw.use_index().check(&func) {
         panic!("use index after {what}: {e}");
     }
+    assert!(
+        func.block_order.is_consistent(),
+        "block membership counts after {what}"
+    );
     shadow.functions[f] = func;
     let diags = verify_function(shadow, f, &VerifyOptions::default(), None);
     assert!(
@@ -80,7 +85,7 @@ fn clonable(d: &InstData) -> bool {
 }
 
 fn placed(rw: &mut Rewriter<'_>) -> (Vec<BlockId>, Vec<InstId>) {
-    let blocks = rw.func().block_order.clone();
+    let blocks = rw.func().block_order.to_vec();
     let insts = blocks.iter().flat_map(|b| rw.insts(*b)).collect();
     (blocks, insts)
 }
@@ -150,6 +155,7 @@ fn edit_function(m: &mut Module, f: FuncId, rng: &mut Rng, n: &mut Counts) {
                 let old = rw.inst(at).block.unwrap();
                 let new = rw.split_block(at);
                 assert_eq!(rw.successors(old).as_slice(), &[new]);
+                assert!(rw.func().has_block(new));
                 n.split_block += 1;
                 check(&mut rw, &mut shadow, f, "split_block");
             }
@@ -246,7 +252,7 @@ fn edit_function(m: &mut Module, f: FuncId, rng: &mut Rng, n: &mut Counts) {
                 } else if let Some(x) = rng
                     .chance(50)
                     .then(|| {
-                        let owned = rw.func().block_order.clone();
+                        let owned = rw.func().block_order.to_vec();
                         owned.into_iter().find(|o| edges.iter().all(|e| e.1 != *o))
                     })
                     .flatten()
