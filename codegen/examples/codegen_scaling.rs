@@ -24,7 +24,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 #[inline(never)]
 fn measured_emit(m: &xir_ir::Module, k: xir_ir::FuncId) -> Vec<u32> {
-    match xir_codegen::emit_unvalidated(m, k) {
+    match xir_codegen::emit_unvalidated(m, k, xir_codegen::Denorm::Any) {
         Ok((words, _)) => words,
         Err(e) => panic!("the backend rejected the kernel: {e:?}"),
     }

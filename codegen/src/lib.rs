@@ -51,6 +51,37 @@ pub enum OptLevel {
     Size,
 }
 
+/// How the module asks the device to treat subnormal (denormal) floats.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Denorm {
+    /// No denormal execution mode: the driver may flush subnormals to zero (Vulkan's
+    /// default; NVIDIA flushes f32). The module then runs on every Vulkan 1.2 device.
+    #[default]
+    Any,
+    /// `OpExecutionMode DenormPreserve W` for every float width W the module declares
+    /// (SPIR-V 1.4 float controls, core in 1.5): the device must report
+    /// `shaderDenormPreserveFloatW` (reflection features `denorm_preserve_float16/32/64`).
+    Preserve,
+}
+
+/// What [`compile_kernel`] does beyond the kernel itself.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// SPIRV-Tools optimisation preset.
+    pub opt: OptLevel,
+    /// Subnormal float handling the module declares.
+    pub denorm: Denorm,
+}
+
+impl From<OptLevel> for CompileOptions {
+    fn from(opt: OptLevel) -> Self {
+        CompileOptions {
+            opt,
+            ..Default::default()
+        }
+    }
+}
+
 /// A compiled kernel.
 #[derive(Clone, Debug)]
 pub struct Compiled {
@@ -78,16 +109,16 @@ pub fn kernels(module: &Module) -> Vec<(FuncId, String)> {
 pub fn compile_kernel(
     module: &Module,
     kernel: FuncId,
-    opt: OptLevel,
+    options: &CompileOptions,
 ) -> Result<Compiled, CodegenError> {
-    let (words, mut reflection) = emit_unvalidated(module, kernel)?;
+    let (words, mut reflection) = emit_unvalidated(module, kernel, options.denorm)?;
     validate(&words).map_err(|msg| {
         CodegenError::internal(
             Loc::Func(kernel),
             format!("the SPIR-V emitted for this kernel failed validation: {msg}"),
         )
     })?;
-    let (words, optimized) = match opt {
+    let (words, optimized) = match options.opt {
         OptLevel::None => (words, false),
         level => match optimize(&words, level) {
             Some(o) if validate(&o).is_ok() => (o, true),
@@ -95,7 +126,7 @@ pub fn compile_kernel(
         },
     };
     let caps = capabilities_of(&words);
-    reflection.feature_mask = features::mask_of(&caps);
+    reflection.feature_mask = features::mask_of(&caps, &denorm_preserve_widths(&words));
     reflection.capabilities = caps.iter().map(|c| format!("{c:?}")).collect();
     Ok(Compiled {
         words,
@@ -111,13 +142,14 @@ pub fn compile_kernel(
 pub fn emit_unvalidated(
     module: &Module,
     kernel: FuncId,
+    denorm: Denorm,
 ) -> Result<(Vec<u32>, Reflection), CodegenError> {
     let graph = plan::call_graph(module, kernel).map_err(CodegenError::user)?;
     dialect::check_graph(module, &graph).map_err(CodegenError::user)?;
     abi_check(module, kernel)?;
     let usage = plan::argument_usage(module, &graph);
     let reprs = plan::buffer_reprs(module, kernel, &graph).map_err(CodegenError::user)?;
-    emit::emit_kernel(module, kernel, &graph, &usage, &reprs)
+    emit::emit_kernel(module, kernel, &graph, &usage, &reprs, denorm)
 }
 
 /// Kernel ABI: argument kinds and types the Vulkan descriptor ABI can carry.
@@ -201,6 +233,28 @@ pub fn capabilities_of(words: &[u32]) -> Vec<rspirv::spirv::Capability> {
             _ => None,
         })
         .collect()
+}
+
+/// The float widths a binary declares `DenormPreserve` for (any entry point), ascending.
+pub fn denorm_preserve_widths(words: &[u32]) -> Vec<u32> {
+    let Ok(m) = rspirv::dr::load_words(words) else {
+        return Vec::new();
+    };
+    let mut widths: Vec<u32> = m
+        .execution_modes
+        .iter()
+        .filter_map(|i| match i.operands.as_slice() {
+            [
+                _,
+                rspirv::dr::Operand::ExecutionMode(rspirv::spirv::ExecutionMode::DenormPreserve),
+                rspirv::dr::Operand::LiteralBit32(w),
+            ] => Some(*w),
+            _ => None,
+        })
+        .collect();
+    widths.sort_unstable();
+    widths.dedup();
+    widths
 }
 
 /// Disassembles in the format of `spirv-dis` (default options: friendly names, indented,

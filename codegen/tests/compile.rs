@@ -2,7 +2,7 @@
 //! JSON Schema, the dialect table's completeness and the feature mask.
 
 use serde_json::Value as Json;
-use xir_codegen::{OptLevel, compile_kernel, kernels};
+use xir_codegen::{CompileOptions, Denorm, OptLevel, compile_kernel, kernels};
 
 fn parse(src: &str) -> xir_ir::Module {
     xir_ir::text::parse_module(src)
@@ -18,8 +18,8 @@ fn saxpy() -> xir_ir::Module {
 fn same_input_same_bytes() {
     let m = saxpy();
     let (k, _) = kernels(&m)[0];
-    let a = compile_kernel(&m, k, OptLevel::None).unwrap();
-    let b = compile_kernel(&saxpy(), k, OptLevel::None).unwrap();
+    let a = compile_kernel(&m, k, &OptLevel::None.into()).unwrap();
+    let b = compile_kernel(&saxpy(), k, &OptLevel::None.into()).unwrap();
     assert_eq!(a.words, b.words);
     assert_eq!(a.words[0], 0x0723_0203, "SPIR-V magic");
     assert_eq!(a.words[1], 0x0001_0500, "SPIR-V 1.5");
@@ -31,7 +31,7 @@ fn optimised_output_validates_and_is_kept() {
     let m = saxpy();
     let (k, _) = kernels(&m)[0];
     for level in [OptLevel::Performance, OptLevel::Size] {
-        let c = compile_kernel(&m, k, level).unwrap();
+        let c = compile_kernel(&m, k, &level.into()).unwrap();
         assert!(c.optimized, "{level:?}");
         assert!(xir_codegen::validate(&c.words).is_ok());
     }
@@ -41,7 +41,7 @@ fn optimised_output_validates_and_is_kept() {
 fn broken_binary_is_rejected_by_the_validator() {
     let m = saxpy();
     let (k, _) = kernels(&m)[0];
-    let mut w = compile_kernel(&m, k, OptLevel::None).unwrap().words;
+    let mut w = compile_kernel(&m, k, &OptLevel::None.into()).unwrap().words;
     // Drop the last instruction (OpFunctionEnd): no longer a valid module.
     w.pop();
     assert!(xir_codegen::validate(&w).is_err());
@@ -147,10 +147,21 @@ kernel %1 block_size(32, 2, 1) (
 #[test]
 fn reflection_matches_its_schema() {
     let s = schema();
-    for src in [include_str!("../../examples/saxpy.xir"), FEATURES_KERNEL] {
+    let preserve = CompileOptions {
+        denorm: Denorm::Preserve,
+        ..Default::default()
+    };
+    for (src, options) in [
+        (
+            include_str!("../../examples/saxpy.xir"),
+            CompileOptions::default(),
+        ),
+        (FEATURES_KERNEL, CompileOptions::default()),
+        (FEATURES_KERNEL, preserve),
+    ] {
         let m = parse(src);
         let (k, _) = kernels(&m)[0];
-        let c = compile_kernel(&m, k, OptLevel::None).unwrap();
+        let c = compile_kernel(&m, k, &options).unwrap();
         let j = c.reflection.to_json();
         let mut errors = Vec::new();
         check(&s, &j, "$", &mut errors);
@@ -186,7 +197,7 @@ fn schema_lists_every_feature_name() {
 fn feature_mask_comes_from_the_capabilities() {
     let m = parse(FEATURES_KERNEL);
     let (k, _) = kernels(&m)[0];
-    let c = compile_kernel(&m, k, OptLevel::None).unwrap();
+    let c = compile_kernel(&m, k, &OptLevel::None.into()).unwrap();
     let names = xir_codegen::features::names(c.reflection.feature_mask);
     for want in [
         "shader_float64",
@@ -210,6 +221,69 @@ fn feature_mask_comes_from_the_capabilities() {
     assert_eq!(j["argument_block"]["dispatch_size_offset"], 16);
     assert_eq!(j["argument_block"]["kernel_id_offset"], 28);
     assert_eq!(j["argument_block"]["size"], 32);
+}
+
+/// `Denorm::Preserve` declares DenormPreserve for exactly the float widths the module
+/// declares (the same as SignedZeroInfNanPreserve), validates, and names one required
+/// feature per width; `Denorm::Any` (the default) declares none and is today's bytes.
+#[test]
+fn denorm_preserve_follows_the_float_widths() {
+    let m = parse(FEATURES_KERNEL);
+    let (k, _) = kernels(&m)[0];
+    let preserve = CompileOptions {
+        denorm: Denorm::Preserve,
+        ..Default::default()
+    };
+    let p = compile_kernel(&m, k, &preserve).unwrap();
+    assert_eq!(xir_codegen::denorm_preserve_widths(&p.words), [32, 64]);
+    let names = xir_codegen::features::names(p.reflection.feature_mask);
+    assert!(names.contains(&"denorm_preserve_float32"), "{names:?}");
+    assert!(names.contains(&"denorm_preserve_float64"), "{names:?}");
+    assert!(!names.contains(&"denorm_preserve_float16"), "{names:?}");
+    assert!(
+        p.reflection
+            .capabilities
+            .iter()
+            .any(|c| c == "DenormPreserve")
+    );
+    let plain = compile_kernel(&m, k, &CompileOptions::default()).unwrap();
+    assert!(xir_codegen::denorm_preserve_widths(&plain.words).is_empty());
+    assert!(
+        !xir_codegen::features::names(plain.reflection.feature_mask)
+            .iter()
+            .any(|n| n.starts_with("denorm_preserve"))
+    );
+    assert_eq!(
+        plain.words,
+        compile_kernel(&m, k, &OptLevel::None.into()).unwrap().words
+    );
+    // The optimiser keeps the execution modes, so the mask (read from the final binary)
+    // still names them.
+    for opt in [OptLevel::Performance, OptLevel::Size] {
+        let o = compile_kernel(&m, k, &CompileOptions { opt, ..preserve }).unwrap();
+        assert_eq!(
+            xir_codegen::denorm_preserve_widths(&o.words),
+            [32, 64],
+            "{opt:?}"
+        );
+        assert_eq!(
+            o.reflection.feature_mask, p.reflection.feature_mask,
+            "{opt:?}"
+        );
+    }
+    // An integer-only kernel has no float width to declare a mode for.
+    let ints = parse(
+        "module;\nkernel %k block_size(1, 1, 1) (\n    %b: buffer<u32>;\n) = define %e: {\n    %r: void = return;\n};\n",
+    );
+    let (k, _) = kernels(&ints)[0];
+    let c = compile_kernel(&ints, k, &preserve).unwrap();
+    assert!(xir_codegen::denorm_preserve_widths(&c.words).is_empty());
+    assert!(
+        !c.reflection
+            .capabilities
+            .iter()
+            .any(|c| c == "DenormPreserve")
+    );
 }
 
 #[test]

@@ -377,7 +377,7 @@ fn process_chunk<'s>(
             return match spirv::compile_to_bytes(
                 &module,
                 kernel,
-                xir_codegen::OptLevel::None,
+                &xir_codegen::CompileOptions::default(),
                 form,
                 spirv_map.as_ref(),
             ) {

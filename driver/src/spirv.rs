@@ -12,7 +12,7 @@ use crate::{EXIT_INTERNAL_ERROR, EXIT_OK, EXIT_USER_ERROR, frontend, io_msg, out
 use clap::{ArgAction, Parser, ValueEnum};
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use xir_codegen::{Compiled, ErrorKind, OptLevel};
+use xir_codegen::{CompileOptions, Compiled, Denorm, ErrorKind, OptLevel};
 use xir_ir::diag::{Diagnostic, render};
 use xir_ir::source_map::SourceMap;
 use xir_ir::{FuncId, Module};
@@ -49,6 +49,25 @@ impl From<OptChoice> for OptLevel {
     }
 }
 
+/// Subnormal float handling (`--denorm`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum DenormChoice {
+    /// No denormal execution mode (the device may flush subnormals).
+    #[default]
+    Any,
+    /// `DenormPreserve` for every float width the kernel uses.
+    Preserve,
+}
+
+impl From<DenormChoice> for Denorm {
+    fn from(d: DenormChoice) -> Self {
+        match d {
+            DenormChoice::Any => Denorm::Any,
+            DenormChoice::Preserve => Denorm::Preserve,
+        }
+    }
+}
+
 /// Parsed `xir-to-spirv` arguments.
 #[derive(Clone, Debug, Parser)]
 #[command(
@@ -73,6 +92,9 @@ pub struct SpirvCli {
     /// SPIRV-Tools optimisation: none (default), performance or size
     #[arg(long, value_enum, default_value_t = OptChoice::None, hide_default_value = true, value_name = "LEVEL", hide_possible_values = true, help_heading = "Output options")]
     pub opt: OptChoice,
+    /// Subnormal floats: any (default; the device may flush them) or preserve (declares DenormPreserve; the device must report shaderDenormPreserveFloatN)
+    #[arg(long, value_enum, default_value_t = DenormChoice::Any, hide_default_value = true, value_name = "MODE", hide_possible_values = true, help_heading = "Output options")]
+    pub denorm: DenormChoice,
     /// Compile the kernel with this name (needed when the module has several)
     #[arg(
         long,
@@ -141,11 +163,11 @@ pub fn select_kernel(module: &Module, name: Option<&str>) -> Result<FuncId, Stri
 pub fn compile_to_bytes(
     module: &Module,
     kernel: FuncId,
-    opt: OptLevel,
+    options: &CompileOptions,
     emit: SpirvEmit,
     map: Option<&SourceMap>,
 ) -> Result<(Vec<u8>, Compiled), (i32, Vec<Diagnostic>)> {
-    let compiled = xir_codegen::compile_kernel(module, kernel, opt).map_err(|e| {
+    let compiled = xir_codegen::compile_kernel(module, kernel, options).map_err(|e| {
         let code = if e.kind == ErrorKind::Internal {
             EXIT_INTERNAL_ERROR
         } else {
@@ -277,7 +299,10 @@ fn run(args: &[String], stdin: &[u8], stdout_is_terminal: bool) -> (Vec<u8>, Str
     {
         return (Vec::new(), render(&name, &src, &diags), EXIT_USER_ERROR);
     }
-    let opt: OptLevel = cli.opt.into();
+    let options = CompileOptions {
+        opt: cli.opt.into(),
+        denorm: cli.denorm.into(),
+    };
     let kernels: Vec<(FuncId, String)> = if cli.all_kernels {
         let ks = xir_codegen::kernels(&module);
         if ks.is_empty() {
@@ -293,7 +318,7 @@ fn run(args: &[String], stdin: &[u8], stdout_is_terminal: bool) -> (Vec<u8>, Str
     // Compile everything before writing anything.
     let mut results = Vec::new();
     for (k, kname) in &kernels {
-        match compile_to_bytes(&module, *k, opt, cli.emit, map.as_ref()) {
+        match compile_to_bytes(&module, *k, &options, cli.emit, map.as_ref()) {
             Ok((bytes, c)) => results.push((kname.clone(), bytes, c)),
             Err((code, d)) => return (Vec::new(), render(&name, &src, &d), code),
         }

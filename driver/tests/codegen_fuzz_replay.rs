@@ -20,13 +20,16 @@ fn codegen_generated_corpus() {
         .collect();
     files.sort();
     assert!(files.len() >= 8, "only {} corpus inputs", files.len());
-    let mut emitted = 0;
+    let (mut emitted, mut preserved) = (0, 0);
     for p in &files {
         // Shown with the failure: the input that broke the property.
         eprintln!("replaying {}", p.display());
-        emitted += codegen_generated::check(&std::fs::read(p).unwrap()).emitted;
+        let c = codegen_generated::check(&std::fs::read(p).unwrap());
+        emitted += c.emitted;
+        preserved += c.denorm_preserved;
     }
     assert!(emitted > 0, "no corpus input reached emission");
+    assert!(preserved > 0, "no corpus input emitted DenormPreserve");
 }
 
 /// A deterministic sweep over the target's input space (seeds × every flag byte), printing
@@ -42,7 +45,7 @@ fn codegen_generated_sweep() {
     let mut t = codegen_generated::Counts::default();
     let mut inputs = 0;
     for seed in 0..seeds {
-        for flags in 0..32u8 {
+        for flags in 0..64u8 {
             let mut data = vec![flags];
             data.extend_from_slice(&seed.to_le_bytes());
             data.push((seed as u8).wrapping_mul(37));
@@ -53,6 +56,7 @@ fn codegen_generated_sweep() {
             t.dialect_rejected += c.dialect_rejected;
             t.other_rejected += c.other_rejected;
             t.emitted += c.emitted;
+            t.denorm_preserved += c.denorm_preserved;
         }
     }
     println!("inputs {inputs}: {t:?}");

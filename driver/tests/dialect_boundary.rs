@@ -34,7 +34,7 @@ fn boundary(label: &str, seed: u64, m: &xir_ir::Module, n: &mut Counts) {
     }
     n.accepted += 1;
     for (k, name) in xir_codegen::kernels(m) {
-        match xir_codegen::compile_kernel(m, k, OptLevel::None) {
+        match xir_codegen::compile_kernel(m, k, &OptLevel::None.into()) {
             Ok(c) => {
                 if let Err(e) = xir_codegen::validate(&c.words) {
                     panic!(

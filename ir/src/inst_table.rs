@@ -9,7 +9,8 @@
 //! ([`InstKind::effects`], read by `InstKind::is_pure` and the passes' DCE rule), the
 //! lexer's instruction keywords and suggestions ([`InstTag::from_keyword`]), the fast
 //! reader's and the printer's dispatch, the verifier's operand counts ([`Shape`]) and
-//! the typing rules of [`crate::typing`] ([`TypingRule`]). The lalrpop grammar keeps its
+//! the typing rules of [`crate::typing`] ([`TypingRule`]), and the per-kind constructors
+//! of [`InstBuilder`](crate::edit::InstBuilder) (`build`). The lalrpop grammar keeps its
 //! own productions; a test checks it names exactly the table's keywords.
 //!
 //! The table is a declarative macro rather than a build-time generator: the rows are
@@ -175,7 +176,16 @@ fn autodiff_intrinsic_effects(k: &InstKind) -> Effects {
 
 /// Declares [`InstTag`] and every per-kind query from the rows of the table. Row:
 /// `Variant = "keyword" [/ "interchange name"] { roles: [..], succ: SLOTS, side: [fields],
-/// [merge: field,] effects: [..] | by FN, shape: SHAPE, typing: RULE }`.
+/// [merge: field,] effects: [..] | by FN, shape: SHAPE, typing: RULE,
+/// build: fn NAME(PARAMS) -> Value | InstId = INSTDATA }`.
+///
+/// `build` is the kind's constructor on [`InstBuilder`](crate::edit::InstBuilder): its
+/// name, parameters (payload, result type, operands, successor and side blocks) and the
+/// detached [`InstData`] it makes; `-> Value` for kinds that always have a result. This
+/// macro skips it; `edit/build.rs` feeds the same rows ([`inst_rows`]) to its
+/// `inst_builder!`, which declares the trait, so the `build` expressions resolve names
+/// in `edit/build.rs`. A row without `build` matches neither macro: a new kind cannot
+/// lack its constructor.
 macro_rules! inst_table {
     ($(
         $v:ident = $kw:literal $(/ $iname:literal)? {
@@ -185,9 +195,11 @@ macro_rules! inst_table {
             $(merge: $merge:ident,)?
             effects: $([$($fx:ident),*])? $(by $fxf:path)?,
             shape: $shape:expr,
-            typing: $typing:ident $(,)?
+            typing: $typing:ident,
+            build: $($build:tt)*
         }
     ),* $(,)?) => {
+
         /// Upstream's `DerivedInstructionTag`, in its frozen numeric order.
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[allow(missing_docs)]
@@ -307,173 +319,296 @@ macro_rules! inst_table {
     (@first $x:literal) => { $x };
 }
 
-inst_table! {
+/// The rows of the instruction table, handed to the macro `$callback` (`inst_table!`
+/// here, `inst_builder!` in `edit/build.rs`). Row order is upstream's frozen tag order.
+macro_rules! inst_rows {
+    ($callback:ident) => {
+$callback! {
     If = "if" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(1, 3), side: [merge], merge: merge,
         effects: [], shape: Shape::Exact(3), typing: BoolCondition,
+        build: fn if_(cond: Value, then: BlockId, els: BlockId, merge: impl Into<Option<BlockId>>)
+            -> InstId = InstData::new(
+                InstKind::If { merge: merge.into() }, None, [cond, then.into(), els.into()]),
     },
     Switch = "switch" {
         roles: [TERMINATOR, NESTS], succ: Slots::from(1), side: [merge], merge: merge,
         effects: [], shape: Shape::CaseLabels, typing: Free,
+        build: fn switch(
+            selector: Value, default: BlockId, cases: &[(u64, BlockId)],
+            merge: impl Into<Option<BlockId>>,
+        ) -> InstId = InstData::new(
+            InstKind::Switch { labels: case_labels(cases), merge: merge.into() },
+            None, case_operands(selector, default, cases)),
     },
     Loop = "loop" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(0, 1), side: [body, update, merge],
         merge: merge, effects: [], shape: Shape::Exact(1), typing: Free,
+        build: fn loop_(
+            prepare: BlockId, body: impl Into<Option<BlockId>>,
+            update: impl Into<Option<BlockId>>, merge: impl Into<Option<BlockId>>,
+        ) -> InstId = InstData::new(
+            InstKind::Loop { body: body.into(), update: update.into(), merge: merge.into() },
+            None, [prepare.into()]),
     },
     SimpleLoop = "simple_loop" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(0, 1), side: [merge], merge: merge,
         effects: [], shape: Shape::Exact(1), typing: Free,
+        build: fn simple_loop(body: BlockId, merge: impl Into<Option<BlockId>>) -> InstId
+            = InstData::new(InstKind::SimpleLoop { merge: merge.into() }, None, [body.into()]),
     },
     Branch = "br" / "branch" {
         roles: [TERMINATOR], succ: Slots::range(0, 1), side: [],
         effects: [], shape: Shape::Exact(1), typing: Free,
+        build: fn br(target: BlockId) -> InstId
+            = InstData::new(InstKind::Branch, None, [target.into()]),
     },
     ConditionalBranch = "cond_br" / "conditional_branch" {
         roles: [TERMINATOR], succ: Slots::range(1, 3), side: [],
         effects: [], shape: Shape::Exact(3), typing: BoolCondition,
+        build: fn cond_br(cond: Value, then: BlockId, els: BlockId) -> InstId
+            = InstData::new(InstKind::ConditionalBranch, None, [cond, then.into(), els.into()]),
     },
     Unreachable = "unreachable" {
         roles: [TERMINATOR], succ: Slots::NONE, side: [],
         effects: [MAY_TRAP], shape: Shape::Exact(0), typing: Free,
+        build: fn unreachable(message: impl Into<String>) -> InstId
+            = InstData::new(InstKind::Unreachable { message: message.into() }, None, []),
     },
     Break = "break" {
         roles: [TERMINATOR], succ: Slots::range(0, 1), side: [],
         effects: [], shape: Shape::Exact(1), typing: Free,
+        build: fn break_(target: BlockId) -> InstId
+            = InstData::new(InstKind::Break, None, [target.into()]),
     },
     Continue = "continue" {
         roles: [TERMINATOR], succ: Slots::range(0, 1), side: [],
         effects: [], shape: Shape::Exact(1), typing: Free,
+        build: fn continue_(target: BlockId) -> InstId
+            = InstData::new(InstKind::Continue, None, [target.into()]),
     },
     Return = "return" {
         roles: [TERMINATOR], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::AtMostOne, typing: ReturnValue,
+        build: fn ret(value: Option<Value>) -> InstId
+            = InstData::new(InstKind::Return, None, value),
     },
     RasterDiscard = "raster_discard" {
         roles: [TERMINATOR], succ: Slots::NONE, side: [],
         effects: [WRITES, BARRIER], shape: Shape::Exact(0), typing: Free,
+        build: fn raster_discard() -> InstId = InstData::new(InstKind::RasterDiscard, None, []),
     },
     CoroSuspend = "coro_suspend" {
         roles: [TERMINATOR], succ: Slots::NONE, side: [],
         effects: [READS, WRITES, BARRIER], shape: Shape::CoroSuspend, typing: Free,
+        build: fn coro_suspend(
+            data: CoroSuspendData, frame: Option<Value>, exports: &[Value], bindings: &[Value],
+        ) -> InstId = InstData::new(
+            InstKind::CoroSuspend(Box::new(CoroSuspendData { has_frame: frame.is_some(), ..data })),
+            None, frame.into_iter().chain(exports.iter().copied()).chain(bindings.iter().copied())),
     },
     CoroResume = "coro_resume" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS, WRITES, BARRIER], shape: Shape::CoroFrame, typing: Free,
+        build: fn coro_resume(token: u32, frame: Option<Value>) -> InstId = InstData::new(
+            InstKind::CoroResume { token, has_frame: frame.is_some() }, None, frame),
     },
     CoroTerminate = "coro_terminate" {
         roles: [TERMINATOR], succ: Slots::NONE, side: [],
         effects: [BARRIER], shape: Shape::Exact(0), typing: Free,
+        build: fn coro_terminate() -> InstId = InstData::new(InstKind::CoroTerminate, None, []),
     },
     Phi = "phi" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::PhiBlocks, typing: AllResult,
+        build: fn phi(ty: Type, edges: &[(Value, BlockId)]) -> Value
+            = InstData::phi(ty, edges.iter().copied()),
     },
     Alloca = "alloca" {
         roles: [LVALUE], succ: Slots::NONE, side: [],
         effects: [ALLOCATES], shape: Shape::Exact(0), typing: Free,
+        build: fn alloca(space: AllocaOp, ty: Type) -> Value
+            = InstData::new(InstKind::Alloca(space), Some(ty), []),
     },
     Load = "load" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS], shape: Shape::Exact(1), typing: Free,
+        build: fn load(ty: Type, ptr: Value) -> Value
+            = InstData::new(InstKind::Load, Some(ty), [ptr]),
     },
     Store = "store" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [WRITES], shape: Shape::Exact(2), typing: StorePair,
+        build: fn store(ptr: Value, value: Value) -> InstId
+            = InstData::new(InstKind::Store, None, [ptr, value]),
     },
     Gep = "getelementptr" / "gep" {
         roles: [LVALUE], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::AtLeast(2), typing: Free,
+        build: fn gep(ty: Type, base: Value, indices: &[Value]) -> Value = InstData::new(
+            InstKind::Gep, Some(ty), std::iter::once(base).chain(indices.iter().copied())),
     },
     Atomic = "atomic" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS, WRITES], shape: Shape::Atomic, typing: Free,
+        build: fn atomic(op: AtomicOp, ty: Type, base: Value, indices: &[Value], values: &[Value])
+            -> Value = InstData::new(InstKind::Atomic(op), Some(ty), std::iter::once(base)
+                .chain(indices.iter().copied()).chain(values.iter().copied())),
     },
     Arithmetic = "arithmetic" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::OpArity, typing: ArithSignature,
+        build: fn arith(op: ArithmeticOp, ty: Type, operands: &[Value]) -> Value
+            = InstData::new(InstKind::Arithmetic(op), Some(ty), operands.iter().copied()),
     },
     ThreadGroup = "thread_group" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS, BARRIER], shape: Shape::OpArity, typing: Free,
+        build: fn thread_group(op: ThreadGroupOp, ty: Option<Type>, operands: &[Value]) -> InstId
+            = InstData::new(InstKind::ThreadGroup(op), ty, operands.iter().copied()),
     },
     ResourceQuery = "resource_query" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS], shape: Shape::OpArity, typing: Free,
+        build: fn resource_query(
+            op: ResourceQueryOp, access: BindlessAccess, ty: Type, operands: &[Value],
+        ) -> Value = InstData::new(
+            InstKind::ResourceQuery(op, access), Some(ty), operands.iter().copied()),
     },
     ResourceRead = "resource_read" {
         roles: [], succ: Slots::NONE, side: [],
         effects: by resource_read_effects, shape: Shape::OpArity, typing: Free,
+        build: fn resource_read(
+            op: ResourceReadOp, access: BindlessAccess, ty: Type, operands: &[Value],
+        ) -> Value = InstData::new(
+            InstKind::ResourceRead(op, access), Some(ty), operands.iter().copied()),
     },
     ResourceWrite = "resource_write" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [WRITES], shape: Shape::OpArity, typing: Free,
+        build: fn resource_write(op: ResourceWriteOp, access: BindlessAccess, operands: &[Value])
+            -> InstId = InstData::new(
+                InstKind::ResourceWrite(op, access), None, operands.iter().copied()),
     },
     RayQueryLoop = "ray_query_loop" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(0, 1), side: [merge], merge: merge,
         effects: [], shape: Shape::Exact(1), typing: Free,
+        build: fn ray_query_loop(dispatch: BlockId, merge: impl Into<Option<BlockId>>) -> InstId
+            = InstData::new(
+                InstKind::RayQueryLoop { merge: merge.into() }, None, [dispatch.into()]),
     },
     RayQueryDispatch = "ray_query_dispatch" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(1, 4), side: [],
         effects: [READS, WRITES], shape: Shape::Exact(4), typing: Free,
+        build: fn ray_query_dispatch(
+            query: Value, exit: BlockId, on_surface: BlockId, on_procedural: BlockId,
+        ) -> InstId = InstData::new(
+            InstKind::RayQueryDispatch, None,
+            [query, exit.into(), on_surface.into(), on_procedural.into()]),
     },
     RayQueryObjectRead = "ray_query_object_read" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS], shape: Shape::Exact(1), typing: Free,
+        build: fn ray_query_object_read(op: RayQueryObjectReadOp, ty: Type, query: Value) -> Value
+            = InstData::new(InstKind::RayQueryObjectRead(op), Some(ty), [query]),
     },
     RayQueryObjectWrite = "ray_query_object_write" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [WRITES], shape: Shape::OpArity, typing: Free,
+        build: fn ray_query_object_write(
+            op: RayQueryObjectWriteOp, query: Value, distance: Option<Value>,
+        ) -> InstId = InstData::new(
+            InstKind::RayQueryObjectWrite(op), None, std::iter::once(query).chain(distance)),
     },
     RayQueryPipeline = "ray_query_pipeline" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS, WRITES, BARRIER], shape: Shape::AtLeast(3), typing: Free,
+        build: fn ray_query_pipeline(
+            query: Value, on_surface: FuncId, on_procedural: FuncId, captures: &[Value],
+        ) -> InstId = InstData::new(
+            InstKind::RayQueryPipeline, None,
+            [query, on_surface.into(), on_procedural.into()].into_iter()
+                .chain(captures.iter().copied())),
     },
     AutodiffScope = "autodiff" / "autodiff_scope" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(0, 1), side: [merge], merge: merge,
         effects: [], shape: Shape::Exact(1), typing: Free,
+        build: fn autodiff_scope(
+            entry: BlockId, merge: impl Into<Option<BlockId>>, forward: bool, n_forward_grads: u32,
+        ) -> InstId = InstData::new(
+            InstKind::AutodiffScope { merge: merge.into(), forward, n_forward_grads },
+            None, [entry.into()]),
     },
     AutodiffIntrinsic = "@" / "autodiff_intrinsic" {
         roles: [], succ: Slots::NONE, side: [],
         effects: by autodiff_intrinsic_effects, shape: Shape::OpArity, typing: Free,
+        build: fn autodiff_intrinsic(
+            op: AutodiffIntrinsicOp, ty: Option<Type>, operands: &[Value],
+        ) -> InstId = InstData::new(
+            InstKind::AutodiffIntrinsic(op), ty, operands.iter().copied()),
     },
     Call = "call" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS, WRITES, BARRIER, MAY_TRAP], shape: Shape::AtLeast(1),
         typing: CalleeParams,
+        build: fn call(ret: Option<Type>, callee: FuncId, args: &[Value]) -> InstId = InstData::new(
+            InstKind::Call, ret, std::iter::once(callee.into()).chain(args.iter().copied())),
     },
     Cast = "cast" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::Exact(1), typing: Free,
+        build: fn cast(op: CastOp, ty: Type, value: Value) -> Value
+            = InstData::new(InstKind::Cast(op), Some(ty), [value]),
     },
     Print = "print" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [WRITES], shape: Shape::Any, typing: Free,
+        build: fn print(format: impl Into<String>, values: &[Value]) -> InstId = InstData::new(
+            InstKind::Print { format: format.into() }, None, values.iter().copied()),
     },
     Clock = "clock" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS], shape: Shape::Exact(0), typing: Free,
+        build: fn clock(ty: Type) -> Value = InstData::new(InstKind::Clock, Some(ty), []),
     },
     DebugBreak = "debug_break" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [BARRIER, MAY_TRAP], shape: Shape::Any, typing: Free,
+        build: fn debug_break(callback: Option<u64>, values: &[Value]) -> InstId = InstData::new(
+            InstKind::DebugBreak { callback }, None, values.iter().copied()),
     },
     Assert = "assert" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [MAY_TRAP], shape: Shape::Exact(1), typing: BoolCondition,
+        build: fn assert(cond: Value, message: impl Into<String>) -> InstId = InstData::new(
+            InstKind::Assert { message: message.into() }, None, [cond]),
     },
     Assume = "assume" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [MAY_TRAP], shape: Shape::Exact(1), typing: BoolCondition,
+        build: fn assume(cond: Value, message: impl Into<String>) -> InstId = InstData::new(
+            InstKind::Assume { message: message.into() }, None, [cond]),
     },
     Outline = "outline" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(0, 1), side: [merge], merge: merge,
         effects: [], shape: Shape::Exact(1), typing: Free,
+        build: fn outline(target: BlockId, merge: impl Into<Option<BlockId>>) -> InstId
+            = InstData::new(InstKind::Outline { merge: merge.into() }, None, [target.into()]),
     },
     IndexedBranch = "indexed_branch" {
         roles: [TERMINATOR, NESTS], succ: Slots::from(1), side: [],
         effects: [], shape: Shape::CaseLabels, typing: Free,
+        build: fn indexed_branch(selector: Value, default: BlockId, cases: &[(u64, BlockId)])
+            -> InstId = InstData::new(
+                InstKind::IndexedBranch { labels: case_labels(cases) },
+                None, case_operands(selector, default, cases)),
     },
 }
+    };
+}
+pub(crate) use inst_rows;
+
+inst_rows!(inst_table);
 
 /// The slot of a word keyword in [`KEYWORD_SLOTS`]: a hash of its length and first and
 /// last bytes, collision-free over the table's keywords (checked at compile time: a new

@@ -5,7 +5,8 @@
 //! inside); the switch and loop shapes repeat their statement, so their construct counts
 //! grow with the size. Each row: the blocks, the pass's main
 //! counters, the wall time and the time per block; the module is verified after each
-//! pass. Run: `cargo run --release -p xir-passes --example cfg_scaling [SIZES…]`.
+//! pass. Run: `cargo run --release -p xir-passes --example cfg_scaling [SIZES…] [SHAPES…]`
+//! (shapes by name, e.g. `ManyLoops`; all three by default).
 //!
 //! restructure-cfg runs with `main-iteration-limit` raised to the number of blocks:
 //! upstream's default bound (10,000 constructs per definition) stops the 100k sizes.
@@ -168,6 +169,16 @@ fn main() {
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
+    let all = [Shape::DeepIfs, Shape::WideSwitches, Shape::ManyLoops];
+    let named: Vec<Shape> = std::env::args()
+        .skip(1)
+        .filter_map(|a| all.into_iter().find(|s| format!("{s:?}") == a))
+        .collect();
+    let shapes = if named.is_empty() {
+        all.to_vec()
+    } else {
+        named
+    };
     let sizes = if sizes.is_empty() {
         vec![1_000, 10_000, 100_000]
     } else {
@@ -177,7 +188,7 @@ fn main() {
         "| shape | blocks | restructure-cfg: loops / ifs / switches | time | ns/block | destructure-cfg: constructs | time | ns/block |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    for shape in [Shape::DeepIfs, Shape::WideSwitches, Shape::ManyLoops] {
+    for &shape in &shapes {
         for &n in &sizes {
             let mut m = generate(shape, n);
             assert!(verify_module(&m, &VerifyOptions::default(), None).is_empty());

@@ -56,6 +56,8 @@ pub struct Record {
     pub status: String,
     /// Test name (path relative to the corpus root).
     pub name: String,
+    /// When the record was written (the end of the test's run).
+    pub recorded: std::time::SystemTime,
 }
 
 /// All records whose test file still exists under `corpus_root`, slowest first.
@@ -66,6 +68,9 @@ pub fn load(corpus_root: &Path) -> Vec<Record> {
     };
     for e in rd.flatten() {
         let Ok(text) = std::fs::read_to_string(e.path()) else {
+            continue;
+        };
+        let Ok(recorded) = e.metadata().and_then(|m| m.modified()) else {
             continue;
         };
         let mut parts = text.trim_end().splitn(3, '\t');
@@ -81,6 +86,7 @@ pub fn load(corpus_root: &Path) -> Vec<Record> {
             micros,
             status: st.to_string(),
             name: name.to_string(),
+            recorded,
         });
     }
     out.sort_by(|a, b| b.micros.cmp(&a.micros).then(a.name.cmp(&b.name)));

@@ -186,8 +186,9 @@ pub fn compare(
                 warp_size,
                 options,
             };
-            let (buffers, _) = crate::run_vulkan::run(m, kernel, None, inputs.args.clone(), &cfg)
-                .map_err(|e| failure_text(&name, e))?;
+            let (buffers, _, _) =
+                crate::run_vulkan::run(m, kernel, None, inputs.args.clone(), &cfg)
+                    .map_err(|e| failure_text(&name, e))?;
             let actual = xir_interp::Finished {
                 buffers,
                 prints: Vec::new(),

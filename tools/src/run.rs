@@ -428,7 +428,7 @@ fn run_vulkan(
     args: Vec<xir_interp::ArgValue>,
     dispatch: [u32; 3],
     block_size: [u32; 3],
-) -> Result<(String, xir_vulkan::DeviceInfo), VkFail> {
+) -> Result<(String, String), VkFail> {
     use crate::run_vulkan::{VulkanFailure, VulkanRun};
     // The block size is compiled in (LocalSize): an override changes the module.
     module.func_mut(kernel).kind = xir_ir::FunctionKind::Kernel { block_size };
@@ -444,8 +444,8 @@ fn run_vulkan(
         warp_size: cli.warp_size,
         options: &options,
     };
-    let (buffers, dev) =
-        crate::run_vulkan::run(module, kernel, Some(map), args, &cfg).map_err(|f| match f {
+    let (buffers, dev, denorm) = crate::run_vulkan::run(module, kernel, Some(map), args, &cfg)
+        .map_err(|f| match f {
             VulkanFailure::Compile(d) => VkFail::Rendered(exit::USER, d),
             VulkanFailure::CompileInternal(d) => VkFail::Rendered(exit::INTERNAL, d),
             VulkanFailure::Internal(m) => VkFail::Plain(Failure {
@@ -472,5 +472,10 @@ fn run_vulkan(
         Format::Json => spec::results_json(module, kernel, &buffers, ff),
         Format::Text => spec::results_text(module, kernel, &buffers, ff),
     };
-    Ok((text, dev))
+    // --show-device: the device, and whether the module declared DenormPreserve.
+    let denormals = match denorm {
+        xir_codegen::Denorm::Preserve => "preserved (DenormPreserve)",
+        xir_codegen::Denorm::Any => "not declared",
+    };
+    Ok((text, format!("{dev}; float denormals {denormals}")))
 }

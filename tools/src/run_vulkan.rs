@@ -9,7 +9,7 @@
 //! typed SSBOs use the host layout (ArrayStride = host stride); a reflected stride that
 //! differs is an internal error here rather than a silent misreading.
 
-use xir_codegen::{Compiled, ErrorKind, OptLevel};
+use xir_codegen::{CompileOptions, Compiled, Denorm, ErrorKind, OptLevel};
 use xir_interp::ArgValue;
 use xir_ir::diag::Diagnostic;
 use xir_ir::source_map::SourceMap;
@@ -42,41 +42,80 @@ pub enum VulkanFailure {
 }
 
 /// Compiles and runs `kernel`; returns every argument's final buffer bytes (`None` for
-/// values) and the device used.
+/// values), the device used and the denormal mode the module was compiled with.
+///
+/// Subnormal floats: the kernel is compiled with `Denorm::Any` (no denormal execution
+/// mode) and, when it uses floats, once more with `Denorm::Preserve`; the preserving
+/// module runs when the device the plain one would run on reports
+/// `shaderDenormPreserveFloatN` for each float width it uses (NVIDIA does and flushes f32
+/// subnormals otherwise), else the plain one runs, as before (lavapipe reports none of
+/// them but keeps subnormals). Never "unsupported" for this.
 pub fn run(
     module: &Module,
     kernel: FuncId,
     map: Option<&SourceMap>,
     args: Vec<ArgValue>,
     cfg: &VulkanRun<'_>,
-) -> Result<(ArgBuffers, xir_vulkan::DeviceInfo), VulkanFailure> {
-    let compiled = xir_codegen::compile_kernel(module, kernel, OptLevel::None).map_err(|e| {
-        let d = e.to_diagnostics(module, map);
-        if e.kind == ErrorKind::Internal {
-            VulkanFailure::CompileInternal(d)
-        } else {
-            VulkanFailure::Compile(d)
-        }
-    })?;
+) -> Result<(ArgBuffers, xir_vulkan::DeviceInfo, Denorm), VulkanFailure> {
+    let compile = |denorm| {
+        let options = CompileOptions {
+            opt: OptLevel::None,
+            denorm,
+        };
+        xir_codegen::compile_kernel(module, kernel, &options).map_err(|e| {
+            let d = e.to_diagnostics(module, map);
+            if e.kind == ErrorKind::Internal {
+                VulkanFailure::CompileInternal(d)
+            } else {
+                VulkanFailure::Compile(d)
+            }
+        })
+    };
+    let plain = compile(Denorm::Any)?;
     let (mut buffers, arg_binding) =
-        bind(module, kernel, &compiled, &args, cfg.dispatch).map_err(VulkanFailure::Internal)?;
-    let r = &compiled.reflection;
+        bind(module, kernel, &plain, &args, cfg.dispatch).map_err(VulkanFailure::Internal)?;
+    let r = &plain.reflection;
     let uses_subgroups = r
         .capabilities
         .iter()
         .any(|c| c.starts_with("GroupNonUniform"));
     let groups = std::array::from_fn(|i| cfg.dispatch[i].div_ceil(r.block_size[i]));
-    let features: Vec<String> = xir_codegen::features::names(r.feature_mask)
-        .into_iter()
-        .map(str::to_string)
-        .collect();
-    let k = xir_vulkan::Kernel {
-        spirv: &compiled.words,
-        features: &features,
-        subgroup_size: uses_subgroups.then_some(cfg.warp_size),
-        groups,
-        block_size: r.block_size,
+    let features_of = |c: &Compiled| -> Vec<String> {
+        xir_codegen::features::names(c.reflection.feature_mask)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     };
+    let subgroup_size = uses_subgroups.then_some(cfg.warp_size);
+    let plain_features = features_of(&plain);
+    let uses_floats = plain_features
+        .iter()
+        .any(|f| f == "signed_zero_inf_nan_preserve");
+    // The preserving variant, and the device to run it on, when that device has it.
+    let mut preserving = None;
+    if uses_floats && !groups.contains(&0) {
+        let dev = xir_vulkan::choose_device(
+            &vk_kernel(&plain, &plain_features, subgroup_size, groups),
+            cfg.options,
+        )
+        .map_err(VulkanFailure::Runtime)?;
+        let p = compile(Denorm::Preserve)?;
+        let p_features = features_of(&p);
+        let there = xir_vulkan::Options {
+            device: xir_vulkan::DeviceChoice::Index(dev.index),
+            ..cfg.options.clone()
+        };
+        if xir_vulkan::choose_device(&vk_kernel(&p, &p_features, subgroup_size, groups), &there)
+            .is_ok()
+        {
+            preserving = Some((p, p_features, there));
+        }
+    }
+    let (compiled, features, options, denorm) = match &preserving {
+        Some((p, f, o)) => (p, f, o, Denorm::Preserve),
+        None => (&plain, &plain_features, cfg.options, Denorm::Any),
+    };
+    let k = vk_kernel(compiled, features, subgroup_size, groups);
     let device = if groups.contains(&0) {
         // Nothing to dispatch: the buffers are unchanged (as in the interpreter).
         xir_vulkan::DeviceInfo {
@@ -87,9 +126,10 @@ pub fn run(
             driver: String::new(),
             driver_version: String::new(),
             subgroup_size: 0,
+            float_controls: String::new(),
         }
     } else {
-        xir_vulkan::run(&k, &mut buffers, cfg.options).map_err(VulkanFailure::Runtime)?
+        xir_vulkan::run(&k, &mut buffers, options).map_err(VulkanFailure::Runtime)?
     };
     let mut out: Vec<Option<Vec<u8>>> = vec![None; args.len()];
     for (i, slot) in arg_binding.iter().enumerate() {
@@ -99,7 +139,23 @@ pub fn run(
             out[i] = Some(data);
         }
     }
-    Ok((out, device))
+    Ok((out, device, denorm))
+}
+
+/// What `xir-vulkan` needs of a compiled kernel.
+fn vk_kernel<'a>(
+    c: &'a Compiled,
+    features: &'a [String],
+    subgroup_size: Option<u32>,
+    groups: [u32; 3],
+) -> xir_vulkan::Kernel<'a> {
+    xir_vulkan::Kernel {
+        spirv: &c.words,
+        features,
+        subgroup_size,
+        groups,
+        block_size: c.reflection.block_size,
+    }
 }
 
 /// Descriptor set 0 from the reflection: the argument block and one buffer per buffer
@@ -203,4 +259,22 @@ fn bind(
 /// The type of kernel argument `index`.
 fn ty_of<'m>(module: &'m Module, f: &xir_ir::Function, index: usize) -> &'m TypeData {
     module.types.get(f.args[f.arg_order[index]].ty)
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every required-feature name the backend can write is one the runtime checks (an
+    /// unknown one would make every kernel needing it unsupported).
+    #[test]
+    fn the_runtime_knows_every_feature_the_backend_names() {
+        let backend: Vec<&str> = xir_codegen::features::FEATURES
+            .iter()
+            .map(|f| f.1)
+            .collect();
+        let mut runtime = xir_vulkan::KNOWN_FEATURES.to_vec();
+        let mut sorted = backend.clone();
+        sorted.sort_unstable();
+        runtime.sort_unstable();
+        assert_eq!(sorted, runtime);
+    }
 }

@@ -41,7 +41,7 @@ fn vulkan_kernel_is_pinned_and_compiles() {
     xir_driver::pipeline::run_spirv_final(&mut m, false).expect("spirv-final optimize=false");
     let ks = xir_codegen::kernels(&m);
     assert_eq!(ks.len(), 1);
-    let c = xir_codegen::compile_kernel(&m, ks[0].0, xir_codegen::OptLevel::None)
+    let c = xir_codegen::compile_kernel(&m, ks[0].0, &xir_codegen::OptLevel::None.into())
         .expect("the backend compiles the kernel (validated in process)");
     assert!(c.words.len() > count, "{} words", c.words.len());
     match Command::new("glslangValidator")

@@ -484,6 +484,7 @@ pub(crate) fn emit_kernel(
     graph: &[FuncId],
     usage: &FxHashMap<(FuncId, ArgId), Usage>,
     reprs: &FxHashMap<ArgId, BufferRepr>,
+    denorm: crate::Denorm,
 ) -> R<(Vec<u32>, Reflection)> {
     let mut e = Emitter::new(m, kernel);
     e.cap(Capability::Shader);
@@ -511,6 +512,12 @@ pub(crate) fn emit_kernel(
         if e.has_scalar(k) {
             e.cap(Capability::SignedZeroInfNanPreserve);
             e.b.execution_mode(kid, ExecutionMode::SignedZeroInfNanPreserve, [bits]);
+            // Subnormals kept only on request: the device must report
+            // shaderDenormPreserveFloat<bits> (docs/codegen.md, Float controls).
+            if denorm == crate::Denorm::Preserve {
+                e.cap(Capability::DenormPreserve);
+                e.b.execution_mode(kid, ExecutionMode::DenormPreserve, [bits]);
+            }
         }
     }
     e.b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);

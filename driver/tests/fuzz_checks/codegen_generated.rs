@@ -1,7 +1,7 @@
 //! Fuzzing the SPIR-V backend (`xir_codegen`) on generated valid modules: the bytes
 //! choose a generator (the executable-kernel generator or the general module
 //! generator), its seed and configuration, whether `spirv-final` runs first (and with
-//! `optimize` on or off), and the SPIRV-Tools optimisation level.
+//! `optimize` on or off), the SPIRV-Tools optimisation level and the denormal mode.
 //!
 //! Must hold: nothing panics; for every kernel, `compile_kernel` either returns words
 //! that the in-process validator (Vulkan 1.2) accepts, and the same words a second time
@@ -11,12 +11,13 @@
 //!
 //! Input layout: byte 0 bit 0 generator (0 executable kernel, 1 general module), bit 1
 //! run `spirv-final` first, bit 2 its `optimize`, bits 3-4 opt level (none, performance,
-//! size, none); bytes 1..9 seed (little-endian, zero-padded); byte 9 generator config.
+//! size, none), bit 5 `--denorm=preserve`; bytes 1..9 seed (little-endian, zero-padded);
+//! byte 9 generator config.
 //!
 //! Shared by the fuzz target `ir/fuzz/fuzz_targets/codegen_generated.rs` (which adds up
 //! the [`Counts`]) and the corpus replay `driver/tests/codegen_fuzz_replay.rs`.
 
-use xir_codegen::{ErrorKind, OptLevel};
+use xir_codegen::{CompileOptions, Denorm, ErrorKind, OptLevel};
 use xir_testgen::{ExecConfig, GenConfig, generate_exec_kernel, generate_module};
 
 /// What one input reached.
@@ -32,6 +33,8 @@ pub struct Counts {
     pub other_rejected: u64,
     /// Reached emission and validated.
     pub emitted: u64,
+    /// Of those, compiled with `--denorm=preserve` and declaring `DenormPreserve`.
+    pub denorm_preserved: u64,
 }
 
 fn spirv_final(m: &mut xir_ir::Module, optimize: bool) -> Result<(), String> {
@@ -73,6 +76,14 @@ pub fn check(data: &[u8]) -> Counts {
         2 => OptLevel::Size,
         _ => OptLevel::None,
     };
+    let opt = CompileOptions {
+        opt,
+        denorm: if flags & 32 != 0 {
+            Denorm::Preserve
+        } else {
+            Denorm::Any
+        },
+    };
     if flags & 2 != 0
         && let Err(e) = spirv_final(&mut m, flags & 4 != 0)
     {
@@ -83,14 +94,31 @@ pub fn check(data: &[u8]) -> Counts {
     let dialect_ok = xir_codegen::check_dialect(&m).is_ok();
     for (k, name) in xir_codegen::kernels(&m) {
         n.kernels += 1;
-        match xir_codegen::compile_kernel(&m, k, opt) {
+        match xir_codegen::compile_kernel(&m, k, &opt) {
             Ok(c) => {
                 if let Err(e) = xir_codegen::validate(&c.words) {
                     panic!("kernel {name}: returned as success but invalid: {e}");
                 }
-                let again = xir_codegen::compile_kernel(&m, k, opt).expect("compiles again");
+                let again = xir_codegen::compile_kernel(&m, k, &opt).expect("compiles again");
                 assert_eq!(c.words, again.words, "kernel {name}: not deterministic");
+                // Every float width gets SignedZeroInfNanPreserve; with --denorm=preserve
+                // also DenormPreserve (and its required feature), else never.
+                let names = xir_codegen::features::names(c.reflection.feature_mask);
+                let floats = names.contains(&"signed_zero_inf_nan_preserve");
+                let denorm = xir_codegen::denorm_preserve_widths(&c.words);
+                let want = opt.denorm == Denorm::Preserve && floats;
+                assert_eq!(
+                    !denorm.is_empty(),
+                    want,
+                    "kernel {name}: DenormPreserve widths {denorm:?}"
+                );
+                assert_eq!(
+                    names.iter().any(|n| n.starts_with("denorm_preserve_")),
+                    want,
+                    "kernel {name}: features {names:?}"
+                );
                 n.emitted += 1;
+                n.denorm_preserved += u64::from(want);
             }
             Err(e) => {
                 let diags = e.to_diagnostics(&m, None);

@@ -1,17 +1,27 @@
 //! Successors, predecessors and a reverse post-order of one function, computed
 //! iteratively (no recursion, so arbitrarily deep graphs are fine).
+//!
+//! Edges are stored flat (compressed sparse rows): one list of all successors and one of
+//! all predecessors, each block owning a contiguous range. A `Vec` per block put every
+//! block's edges in its own heap allocation, and the walks over a 100k-block function
+//! (dominators, loops, the passes' CFG queries) spent most of their time in cache misses
+//! reaching them (docs/passes-perf.md).
 
-use crate::entity::SecondaryMap;
+use crate::entity::{EntityRef, SecondaryMap};
 use crate::function::Function;
 use crate::value::BlockId;
 
 /// The control-flow graph of one function.
 #[derive(Clone, Debug, Default)]
 pub struct Cfg {
-    /// Successors in terminator operand order (duplicates kept, e.g. `cond_br c, %a, %a`).
-    pub succs: SecondaryMap<BlockId, Vec<BlockId>>,
-    /// Predecessors (one entry per edge, in owned-block order of the source).
-    pub preds: SecondaryMap<BlockId, Vec<BlockId>>,
+    /// `succ_list[range]` are a block's successors in terminator operand order
+    /// (duplicates kept, e.g. `cond_br c, %a, %a`).
+    succ_range: SecondaryMap<BlockId, (u32, u32)>,
+    succ_list: Vec<BlockId>,
+    /// `pred_list[range]` are a block's predecessors, one entry per edge, in owned-block
+    /// order of the source.
+    pred_range: SecondaryMap<BlockId, (u32, u32)>,
+    pred_list: Vec<BlockId>,
     /// Blocks reachable from the body, in reverse post-order (body first).
     pub rpo: Vec<BlockId>,
     /// Position of each reachable block in `rpo` (`u32::MAX` = unreachable).
@@ -25,12 +35,39 @@ impl Cfg {
             rpo_index: SecondaryMap::with_default(u32::MAX),
             ..Default::default()
         };
+        // Successors, block by block; predecessor counts on the way.
+        let mut pred_count: SecondaryMap<BlockId, u32> = SecondaryMap::with_default(0);
+        let mut targets: Vec<BlockId> = Vec::new();
         for &b in &f.block_order {
-            let s = f.successors(b);
-            for &t in &s {
-                cfg.preds[t].push(b);
+            let start = cfg.succ_list.len() as u32;
+            if let Some(t) = f.terminator(b) {
+                for s in f.insts[t].successors() {
+                    let c = &mut pred_count[s];
+                    if *c == 0 {
+                        targets.push(s);
+                    }
+                    *c += 1;
+                    cfg.succ_list.push(s);
+                }
             }
-            cfg.succs[b] = s;
+            cfg.succ_range[b] = (start, cfg.succ_list.len() as u32);
+        }
+        // Predecessor ranges (targets in first-seen order), then a fill in source order.
+        let mut at = 0u32;
+        for &t in &targets {
+            let n = *pred_count.get(t);
+            cfg.pred_range[t] = (at, at);
+            at += n;
+        }
+        cfg.pred_list = vec![BlockId::new(0); at as usize];
+        for &b in &f.block_order {
+            let (s, e) = *cfg.succ_range.get(b);
+            for i in s..e {
+                let t = cfg.succ_list[i as usize];
+                let r = &mut cfg.pred_range[t];
+                cfg.pred_list[r.1 as usize] = b;
+                r.1 += 1;
+            }
         }
         let Some(entry) = f.body else { return cfg };
         // Iterative DFS producing post-order.
@@ -39,7 +76,7 @@ impl Cfg {
         let mut stack: Vec<(BlockId, usize)> = vec![(entry, 0)];
         visited[entry] = true;
         while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-            let succs = cfg.succs.get(b);
+            let succs = cfg.succs(b);
             if *next < succs.len() {
                 let t = succs[*next];
                 *next += 1;
@@ -66,12 +103,16 @@ impl Cfg {
     }
 
     /// Successors of `b`.
+    #[inline]
     pub fn succs(&self, b: BlockId) -> &[BlockId] {
-        self.succs.get(b)
+        let (s, e) = *self.succ_range.get(b);
+        &self.succ_list[s as usize..e as usize]
     }
 
     /// Predecessors of `b` (one per edge).
+    #[inline]
     pub fn preds(&self, b: BlockId) -> &[BlockId] {
-        self.preds.get(b)
+        let (s, e) = *self.pred_range.get(b);
+        &self.pred_list[s as usize..e as usize]
     }
 }

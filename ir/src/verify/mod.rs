@@ -28,7 +28,7 @@ pub mod options;
 mod resource;
 mod ssa;
 mod structure;
-mod types;
+pub(crate) mod types;
 mod tyutil;
 
 use graph::Graph;

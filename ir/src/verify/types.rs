@@ -53,7 +53,7 @@ pub(super) fn check_inst(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, handles_ok:
 
 /// An expected operand count, spelled for messages only when it is not met.
 #[derive(Copy, Clone, Debug)]
-pub(super) enum Want {
+pub(crate) enum Want {
     Exact(usize),
     AtLeast(usize),
     ZeroOrOne,
@@ -76,7 +76,7 @@ impl std::fmt::Display for Want {
 
 /// Operand-count rule per kind (`Err` carries the expected count).
 #[inline]
-pub(super) fn expected_count(d: &InstData) -> Result<(), Want> {
+pub(crate) fn expected_count(d: &InstData) -> Result<(), Want> {
     let n = d.operands.len();
     let exact = |k: usize| if n == k { Ok(()) } else { Err(Want::Exact(k)) };
     let at_least = |k: usize| {

@@ -1,7 +1,8 @@
 //! Arithmetic and thread-group typing rules (reference §4.2 and §4.6).
 
 use crate::{B, err, ok};
-use xir_ir::inst::InstKind;
+use xir_ir::edit::InstBuilder;
+
 use xir_ir::module::Module;
 use xir_ir::op::{ArithmeticOp as A, ThreadGroupOp as G};
 use xir_ir::types::{ScalarKind as K, Type, TypeData};
@@ -19,7 +20,7 @@ fn arith(op: A, ty: impl Fn(&mut B) -> Type, ops: impl Fn(&mut B) -> Vec<Value>)
     one(|b, body| {
         let t = ty(b);
         let o = ops(b);
-        b.i(body, InstKind::Arithmetic(op), Some(t), o);
+        b.at(body).arith(op, t, &o);
     })
 }
 
@@ -269,7 +270,7 @@ fn arithmetic_typing_rules() {
         &one(|b, body| {
             let u = b.t(K::U32);
             let a = b.alloca(body, u);
-            b.i(body, InstKind::Arithmetic(A::UnaryMinus), Some(u), vec![a]);
+            b.at(body).arith(A::UnaryMinus, u, &[a]);
         }),
         "must be a data rvalue",
     );
@@ -280,23 +281,15 @@ fn thread_group_typing() {
     ok(&one(|b, body| {
         let u4 = b.v(K::U32, 4);
         let c = b.c(K::Bool, 1);
-        b.i(
-            body,
-            InstKind::ThreadGroup(G::WarpActiveBitMask),
-            Some(u4),
-            vec![c],
-        );
+        b.at(body)
+            .thread_group(G::WarpActiveBitMask, Some(u4), &[c]);
     }));
     err(
         &one(|b, body| {
             let x = b.f(1.0);
             let y = b.c(K::U32, 1);
-            b.i(
-                body,
-                InstKind::ThreadGroup(G::ShaderExecutionReorder),
-                None,
-                vec![x, y],
-            );
+            b.at(body)
+                .thread_group(G::ShaderExecutionReorder, None, &[x, y]);
         }),
         "two `u32` operands",
     );
@@ -304,12 +297,7 @@ fn thread_group_typing() {
         &one(|b, body| {
             let u = b.t(K::U32);
             let c = b.c(K::Bool, 1);
-            b.i(
-                body,
-                InstKind::ThreadGroup(G::WarpActiveSum),
-                Some(u),
-                vec![c],
-            );
+            b.at(body).thread_group(G::WarpActiveSum, Some(u), &[c]);
         }),
         "non-bool scalar/vector",
     );

@@ -11,7 +11,7 @@ mod typing;
 
 use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::function::{ArgKind, Function, FunctionKind};
-use xir_ir::inst::InstKind;
+
 use xir_ir::module::Module;
 use xir_ir::types::{ScalarKind, Type, TypeData};
 use xir_ir::value::{BlockId, FuncId, Value};
@@ -48,13 +48,10 @@ impl B {
     pub fn block(&mut self) -> BlockId {
         self.f.create_block()
     }
-    /// Appends an instruction to `b`.
-    pub fn i(&mut self, b: BlockId, kind: InstKind, ty: Option<Type>, ops: Vec<Value>) -> Value {
-        Value::Inst(Cursor::at_end(&mut self.f, b).ins(kind, ty, ops))
-    }
-    /// `phi (v, block)…` of type `ty` at the end of `b`.
-    pub fn phi(&mut self, b: BlockId, ty: Type, edges: &[(Value, BlockId)]) -> Value {
-        Cursor::at_end(&mut self.f, b).phi(ty, edges)
+    /// The one builder at the end of block `b` (the per-kind constructors, or
+    /// [`InstBuilder::ins`] for the malformed instructions these tests need).
+    pub fn at(&mut self, b: BlockId) -> Cursor<'_> {
+        Cursor::at_end(&mut self.f, b)
     }
     /// A scalar type.
     pub fn t(&mut self, k: ScalarKind) -> Type {
@@ -90,12 +87,7 @@ impl B {
     }
     /// `alloca local` of `t`.
     pub fn alloca(&mut self, b: BlockId, t: Type) -> Value {
-        self.i(
-            b,
-            InstKind::Alloca(xir_ir::op::AllocaOp::Local),
-            Some(t),
-            vec![],
-        )
+        self.at(b).alloca(xir_ir::op::AllocaOp::Local, t)
     }
     /// `return` (void).
     pub fn ret(&mut self, b: BlockId) {

@@ -1,6 +1,7 @@
 //! The six verifier options, each with a module it accepts and one it rejects.
 
 use crate::{B, check_with, err_with, ok};
+use xir_ir::edit::InstBuilder;
 use xir_ir::inst::InstKind;
 use xir_ir::module::Module;
 use xir_ir::types::ScalarKind as K;
@@ -21,7 +22,7 @@ fn require_terminated_blocks() {
     let mut b = B::kernel();
     let body = b.body();
     let u = b.m.types.u64();
-    b.i(body, InstKind::Clock, Some(u), vec![]);
+    b.at(body).clock(u);
     let m = b.done();
     err_with(
         &m,
@@ -61,7 +62,7 @@ fn phi_module() -> Module {
     b.br(body, j);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    b.phi(j, u, &[(one, body)]);
+    b.at(j).phi(u, &[(one, body)]);
     b.ret(j);
     b.done()
 }
@@ -84,17 +85,11 @@ fn branchy(kind: &str) -> Module {
     match kind {
         "cond_br" => {
             let c = b.c(K::Bool, 1);
-            b.i(
-                body,
-                InstKind::ConditionalBranch,
-                None,
-                vec![c, Value::Block(t), Value::Block(f)],
-            );
+            b.at(body).cond_br(c, t, f);
         }
         "indexed_branch" => {
             let s = b.c(K::U32, 1);
-            b.i(
-                body,
+            b.at(body).ins(
                 InstKind::IndexedBranch { labels: vec![1] },
                 None,
                 vec![s, Value::Block(f), Value::Block(t)],
@@ -102,12 +97,7 @@ fn branchy(kind: &str) -> Module {
         }
         _ => {
             let c = b.c(K::Bool, 1);
-            b.i(
-                body,
-                InstKind::If { merge: Some(f) },
-                None,
-                vec![c, Value::Block(t), Value::Block(f)],
-            );
+            b.at(body).if_(c, t, f, f);
         }
     }
     b.br(t, f);
@@ -131,18 +121,8 @@ fn two_ifs(shared_merge: bool) -> Module {
     let (body, t1, m1, t2) = (b.body(), b.block(), b.block(), b.block());
     let m2 = if shared_merge { m1 } else { b.block() };
     let c = b.c(K::Bool, 1);
-    b.i(
-        body,
-        InstKind::If { merge: Some(m1) },
-        None,
-        vec![c, Value::Block(t1), Value::Block(m1)],
-    );
-    b.i(
-        t1,
-        InstKind::If { merge: Some(m2) },
-        None,
-        vec![c, Value::Block(t2), Value::Block(m2)],
-    );
+    b.at(body).if_(c, t1, m1, m1);
+    b.at(t1).if_(c, t2, m2, m2);
     b.br(t2, m2);
     if !shared_merge {
         b.br(m2, m1);
@@ -164,30 +144,16 @@ fn require_unique_merge_blocks() {
 fn loop_with_break(wrong: bool, cont: bool) -> Module {
     let mut b = B::kernel();
     let (body, p, lb, u, m) = (b.body(), b.block(), b.block(), b.block(), b.block());
-    b.i(
-        body,
-        InstKind::Loop {
-            body: Some(lb),
-            update: Some(u),
-            merge: Some(m),
-        },
-        None,
-        vec![Value::Block(p)],
-    );
+    b.at(body).loop_(p, lb, u, m);
     let c = b.c(K::Bool, 1);
-    b.i(
-        p,
-        InstKind::ConditionalBranch,
-        None,
-        vec![c, Value::Block(lb), Value::Block(m)],
-    );
+    b.at(p).cond_br(c, lb, m);
     let (kind, right) = if cont {
         (InstKind::Continue, u)
     } else {
         (InstKind::Break, m)
     };
     let target = if wrong { p } else { right };
-    b.i(lb, kind, None, vec![Value::Block(target)]);
+    b.at(lb).ins(kind, None, vec![Value::Block(target)]);
     b.br(u, p);
     b.ret(m);
     b.done()
@@ -211,7 +177,7 @@ fn require_canonical_break_continue_targets() {
     // A break with no enclosing loop or switch.
     let mut b = B::kernel();
     let (body, m) = (b.body(), b.block());
-    b.i(body, InstKind::Break, None, vec![Value::Block(m)]);
+    b.at(body).break_(m);
     b.ret(m);
     err_with(&b.done(), &o, "there is no enclosing construct");
 }

@@ -2,13 +2,14 @@
 
 use crate::B;
 use xir_ir::diag::Span;
+use xir_ir::edit::InstBuilder;
 use xir_ir::entity::EntityRef;
-use xir_ir::inst::InstKind;
+
 use xir_ir::module::Module;
 use xir_ir::op::ArithmeticOp;
 use xir_ir::source_map::SourceMap;
 use xir_ir::types::{ScalarKind as K, Type, TypeData};
-use xir_ir::value::Value;
+
 use xir_ir::verify::{VerifyOptions, verify_module};
 
 /// `depth` nested `if`s (each then-arm holds the next), every merge branching outwards,
@@ -20,45 +21,21 @@ fn deep(depth: usize) -> Module {
     let mut merges = Vec::new();
     for _ in 0..depth {
         let (t, m) = (b.block(), b.block());
-        b.i(
-            cur,
-            InstKind::If { merge: Some(m) },
-            None,
-            vec![c, Value::Block(t), Value::Block(m)],
-        );
+        b.at(cur).if_(c, t, m, m);
         merges.push(m);
         cur = t;
     }
     let mut loops = Vec::new();
     for k in 0..depth {
         let (p, lb, u, m) = (b.block(), b.block(), b.block(), b.block());
-        b.i(
-            cur,
-            InstKind::Loop {
-                body: Some(lb),
-                update: Some(u),
-                merge: Some(m),
-            },
-            None,
-            vec![Value::Block(p)],
-        );
-        b.i(
-            p,
-            InstKind::ConditionalBranch,
-            None,
-            vec![c, Value::Block(lb), Value::Block(m)],
-        );
+        b.at(cur).loop_(p, lb, u, m);
+        b.at(p).cond_br(c, lb, m);
         b.br(u, p);
         if k % 2 == 0 {
             // An early exit in the body: if c { break } (merge = the next level).
             let (t, x) = (b.block(), b.block());
-            b.i(
-                lb,
-                InstKind::If { merge: Some(x) },
-                None,
-                vec![c, Value::Block(t), Value::Block(x)],
-            );
-            b.i(t, InstKind::Break, None, vec![Value::Block(m)]);
+            b.at(lb).if_(c, t, x, x);
+            b.at(t).break_(m);
             loops.push((x, u, m));
             cur = x;
         } else {
@@ -69,7 +46,7 @@ fn deep(depth: usize) -> Module {
     // Innermost: continue; then every loop merge continues the enclosing loop.
     let mut inner = cur;
     for (k, &(_, u, m)) in loops.iter().enumerate().rev() {
-        b.i(inner, InstKind::Continue, None, vec![Value::Block(u)]);
+        b.at(inner).continue_(u);
         inner = m;
         let _ = k;
     }
@@ -137,12 +114,7 @@ fn diagnostics_carry_source_spans() {
     let body = b.body();
     let f = b.f(1.0);
     let u = b.t(K::U32);
-    let x = b.i(
-        body,
-        InstKind::Arithmetic(ArithmeticOp::BinaryAdd),
-        Some(u),
-        vec![f, f],
-    );
+    let x = b.at(body).arith(ArithmeticOp::BinaryAdd, u, &[f, f]);
     let (m, fid) = b.done_id();
     let mut sm = SourceMap::default();
     sm.funcs.get_mut(fid).header = Span::new(0, 6);

@@ -1,7 +1,8 @@
 //! Dominance of definitions over uses and the phi rules.
 
 use crate::{B, err, ok};
-use xir_ir::inst::InstKind;
+use xir_ir::edit::InstBuilder;
+
 use xir_ir::op::ArithmeticOp as A;
 use xir_ir::types::ScalarKind as K;
 use xir_ir::value::{BlockId, Value};
@@ -12,18 +13,8 @@ fn definitions_precede_uses_in_a_block() {
     let body = b.body();
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    let x = b.i(
-        body,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(u),
-        vec![one, one],
-    );
-    b.i(
-        body,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(u),
-        vec![x, one],
-    );
+    let x = b.at(body).arith(A::BinaryAdd, u, &[one, one]);
+    b.at(body).arith(A::BinaryAdd, u, &[x, one]);
     b.ret(body);
     ok(&b.done());
 
@@ -31,18 +22,8 @@ fn definitions_precede_uses_in_a_block() {
     let body = b.body();
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    let x = b.i(
-        body,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(u),
-        vec![one, one],
-    );
-    let y = b.i(
-        body,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(u),
-        vec![one, one],
-    );
+    let x = b.at(body).arith(A::BinaryAdd, u, &[one, one]);
+    let y = b.at(body).arith(A::BinaryAdd, u, &[one, one]);
     b.f.insts[x.as_inst().unwrap()].operands[0] = y;
     b.f.insts[y.as_inst().unwrap()].operands[1] = y;
     b.ret(body);
@@ -64,31 +45,14 @@ fn diamond(use_in_merge: bool) -> (B, [BlockId; 4], Value) {
     let mut b = B::kernel();
     let (body, t, f, m) = (b.body(), b.block(), b.block(), b.block());
     let c = b.c(K::Bool, 1);
-    b.i(
-        body,
-        InstKind::ConditionalBranch,
-        None,
-        vec![c, Value::Block(t), Value::Block(f)],
-    );
+    b.at(body).cond_br(c, t, f);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    let x = b.i(
-        t,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(u),
-        vec![one, one],
-    );
+    let x = b.at(t).arith(A::BinaryAdd, u, &[one, one]);
     b.br(t, m);
     b.br(f, m);
     if use_in_merge {
-        b.i(
-            m,
-            InstKind::Print {
-                format: "{}".into(),
-            },
-            None,
-            vec![x],
-        );
+        b.at(m).print("{}", &[x]);
     }
     (b, [body, t, f, m], x)
 }
@@ -101,7 +65,7 @@ fn definitions_dominate_uses_across_blocks() {
     let (mut b, [_, t, f, m], x) = diamond(false);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    b.phi(m, u, &[(x, t), (one, f)]);
+    b.at(m).phi(u, &[(x, t), (one, f)]);
     b.ret(m);
     ok(&b.done());
 }
@@ -113,21 +77,9 @@ fn unreachable_definitions_and_uses() {
     let (body, orphan) = (b.body(), b.block());
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    let x = b.i(
-        body,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(u),
-        vec![one, one],
-    );
+    let x = b.at(body).arith(A::BinaryAdd, u, &[one, one]);
     b.ret(body);
-    b.i(
-        orphan,
-        InstKind::Print {
-            format: "{}".into(),
-        },
-        None,
-        vec![x],
-    );
+    b.at(orphan).print("{}", &[x]);
     b.ret(orphan);
     ok(&b.done());
     // A definition in an unreachable block used from a reachable one is.
@@ -135,21 +87,9 @@ fn unreachable_definitions_and_uses() {
     let (body, orphan) = (b.body(), b.block());
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    let x = b.i(
-        orphan,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(u),
-        vec![one, one],
-    );
+    let x = b.at(orphan).arith(A::BinaryAdd, u, &[one, one]);
     b.ret(orphan);
-    b.i(
-        body,
-        InstKind::Print {
-            format: "{}".into(),
-        },
-        None,
-        vec![x],
-    );
+    b.at(body).print("{}", &[x]);
     b.ret(body);
     err(&b.done(), "does not dominate this use");
 }
@@ -159,7 +99,7 @@ fn phi_incoming_blocks_equal_the_predecessor_set() {
     // Missing predecessor.
     let (mut b, [_, t, _, m], x) = diamond(false);
     let u = b.t(K::U32);
-    b.phi(m, u, &[(x, t)]);
+    b.at(m).phi(u, &[(x, t)]);
     b.ret(m);
     err(
         &b.done(),
@@ -169,7 +109,7 @@ fn phi_incoming_blocks_equal_the_predecessor_set() {
     let (mut b, [body, t, f, m], x) = diamond(false);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    b.phi(m, u, &[(x, t), (one, f), (one, body)]);
+    b.at(m).phi(u, &[(x, t), (one, f), (one, body)]);
     b.ret(m);
     err(
         &b.done(),
@@ -179,7 +119,7 @@ fn phi_incoming_blocks_equal_the_predecessor_set() {
     let (mut b, [_, t, f, m], x) = diamond(false);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    b.phi(m, u, &[(x, t), (one, f), (x, t)]);
+    b.at(m).phi(u, &[(x, t), (one, f), (x, t)]);
     b.ret(m);
     err(&b.done(), "incoming block 2 (%5) appears more than once");
 }
@@ -190,15 +130,10 @@ fn doubled_edges_count_once() {
         let mut b = B::kernel();
         let (body, j) = (b.body(), b.block());
         let c = b.c(K::Bool, 1);
-        b.i(
-            body,
-            InstKind::ConditionalBranch,
-            None,
-            vec![c, Value::Block(j), Value::Block(j)],
-        );
+        b.at(body).cond_br(c, j, j);
         let u = b.t(K::U32);
         let one = b.c(K::U32, 1);
-        b.phi(j, u, &vec![(one, body); incomings]);
+        b.at(j).phi(u, &vec![(one, body); incomings]);
         b.ret(j);
         b.done()
     };
@@ -215,26 +150,11 @@ fn phi_values_dominate_the_end_of_their_incoming_block() {
     let zero = b.c(K::U32, 0);
     let one = b.c(K::U32, 1);
     b.br(pre, h);
-    let phi = b.phi(h, u, &[(zero, pre), (zero, l)]);
+    let phi = b.at(h).phi(u, &[(zero, pre), (zero, l)]);
     let bt = b.t(K::Bool);
-    let c = b.i(
-        h,
-        InstKind::Arithmetic(A::BinaryLess),
-        Some(bt),
-        vec![phi, one],
-    );
-    b.i(
-        h,
-        InstKind::ConditionalBranch,
-        None,
-        vec![c, Value::Block(l), Value::Block(e)],
-    );
-    let next = b.i(
-        l,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(u),
-        vec![phi, one],
-    );
+    let c = b.at(h).arith(A::BinaryLess, bt, &[phi, one]);
+    b.at(h).cond_br(c, l, e);
+    let next = b.at(l).arith(A::BinaryAdd, u, &[phi, one]);
     b.br(l, h);
     b.ret(e);
     b.f.insts[phi.as_inst().unwrap()].phi_set_value_at(1, next);
@@ -243,23 +163,13 @@ fn phi_values_dominate_the_end_of_their_incoming_block() {
     let mut b = B::kernel();
     let (body, t, f, m) = (b.body(), b.block(), b.block(), b.block());
     let c = b.c(K::Bool, 1);
-    b.i(
-        body,
-        InstKind::ConditionalBranch,
-        None,
-        vec![c, Value::Block(t), Value::Block(f)],
-    );
+    b.at(body).cond_br(c, t, f);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    let x = b.i(
-        t,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(u),
-        vec![one, one],
-    );
+    let x = b.at(t).arith(A::BinaryAdd, u, &[one, one]);
     b.br(t, m);
     b.br(f, m);
-    b.phi(m, u, &[(x, t), (x, f)]);
+    b.at(m).phi(u, &[(x, t), (x, f)]);
     b.ret(m);
     err(
         &b.done(),
@@ -273,14 +183,9 @@ fn phi_values_defined_in_the_incoming_block_precede_its_terminator() {
     let (body, j) = (b.body(), b.block());
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    let x = b.i(
-        body,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(u),
-        vec![one, one],
-    );
+    let x = b.at(body).arith(A::BinaryAdd, u, &[one, one]);
     b.br(body, j);
-    b.phi(j, u, &[(x, body)]);
+    b.at(j).phi(u, &[(x, body)]);
     b.ret(j);
     ok(&b.done());
     // A phi's own result is typed like any incoming value.
@@ -289,7 +194,7 @@ fn phi_values_defined_in_the_incoming_block_precede_its_terminator() {
     b.br(body, j);
     let u = b.t(K::U32);
     let f = b.f(1.0);
-    b.phi(j, u, &[(f, body)]);
+    b.at(j).phi(u, &[(f, body)]);
     b.ret(j);
     err(
         &b.done(),

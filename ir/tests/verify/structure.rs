@@ -2,6 +2,7 @@
 //! structured ownership.
 
 use crate::{B, check, err, err_with, ok};
+use xir_ir::edit::InstBuilder;
 use xir_ir::entity::EntityRef;
 use xir_ir::function::{ArgKind, Function, FunctionKind};
 use xir_ir::inst::{InstData, InstId, InstKind};
@@ -20,7 +21,7 @@ fn kernel_must_return_void() {
     let body = b.body();
     b.f.ret = Some(b.t(K::F32));
     let x = b.f(1.0);
-    b.i(body, InstKind::Return, None, vec![x]);
+    b.at(body).ret(Some(x));
     err(&b.done(), "kernel must return void but returns `f32`");
 }
 
@@ -104,7 +105,7 @@ fn blocks_must_be_terminated() {
     let mut b = B::kernel();
     let body = b.body();
     let u = b.m.types.u64();
-    b.i(body, InstKind::Clock, Some(u), vec![]);
+    b.at(body).clock(u);
     err(&b.done(), "block does not end with a terminator");
 }
 
@@ -114,7 +115,7 @@ fn terminator_only_last() {
     let body = b.body();
     b.ret(body);
     let u = b.m.types.u64();
-    b.i(body, InstKind::Clock, Some(u), vec![]);
+    b.at(body).clock(u);
     b.ret(body);
     err(&b.done(), "instruction follows the block's terminator");
 }
@@ -126,8 +127,8 @@ fn phis_only_at_block_start() {
     b.br(body, next);
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
-    b.phi(next, u, &[(one, body)]);
-    b.phi(next, u, &[(one, body)]);
+    b.at(next).phi(u, &[(one, body)]);
+    b.at(next).phi(u, &[(one, body)]);
     b.ret(next);
     ok(&b.done());
     let mut b = B::kernel();
@@ -136,8 +137,8 @@ fn phis_only_at_block_start() {
     let u = b.t(K::U32);
     let one = b.c(K::U32, 1);
     let u64t = b.m.types.u64();
-    b.i(next, InstKind::Clock, Some(u64t), vec![]);
-    b.phi(next, u, &[(one, body)]);
+    b.at(next).clock(u64t);
+    b.at(next).phi(u, &[(one, body)]);
     b.ret(next);
     err(&b.done(), "phi must precede every non-phi instruction");
 }
@@ -149,10 +150,7 @@ fn instruction_block_field_and_single_placement() {
     b.ret(body);
     b.ret(other);
     let u = b.m.types.u64();
-    let r = b
-        .i(body, InstKind::Clock, Some(u), vec![])
-        .as_inst()
-        .unwrap();
+    let r = b.at(body).clock(u).as_inst().unwrap();
     b.f.blocks[body].insts.retain(|x| *x != r);
     b.f.blocks[body].insts.insert(0, r);
     b.f.insts[r].block = Some(other);
@@ -189,7 +187,7 @@ fn block_list_entries() {
 fn with_operand(v: Value) -> Module {
     let mut b = B::kernel();
     let body = b.body();
-    b.i(body, InstKind::Print { format: "x".into() }, None, vec![v]);
+    b.at(body).print("x", &[v]);
     b.ret(body);
     b.done()
 }
@@ -225,8 +223,8 @@ fn operands_must_name_live_entities_of_this_function() {
     let mut b = B::kernel();
     let body = b.body();
     let u = b.m.types.u64();
-    let c = b.i(body, InstKind::Clock, Some(u), vec![]);
-    b.i(body, InstKind::Print { format: "x".into() }, None, vec![c]);
+    let c = b.at(body).clock(u);
+    b.at(body).print("x", &[c]);
     b.ret(body);
     b.f.remove_inst(c.as_inst().unwrap());
     err(&b.done(), "an instruction that is not placed in any block");
@@ -235,12 +233,7 @@ fn operands_must_name_live_entities_of_this_function() {
     let mut b = B::kernel();
     let body = b.body();
     let one = b.c(K::U32, 1);
-    b.i(
-        body,
-        InstKind::Print { format: "x".into() },
-        None,
-        vec![one],
-    );
+    b.at(body).print("x", &[one]);
     b.ret(body);
     b.m.remove_constant(one.as_const().unwrap());
     err(
@@ -253,7 +246,7 @@ fn operands_must_name_live_entities_of_this_function() {
     let body = b.body();
     b.m.special_register_type(SpecialRegister::DispatchId);
     let s = b.m.special(SpecialRegister::DispatchId);
-    b.i(body, InstKind::Print { format: "x".into() }, None, vec![s]);
+    b.at(body).print("x", &[s]);
     b.ret(body);
     ok(&b.done());
 }
@@ -267,7 +260,7 @@ fn structured(kind: InstKind, ops_extra: usize) -> (B, BlockId, Vec<BlockId>) {
         ops.push(b.c(K::Bool, 1));
     }
     ops.extend(targets.iter().map(|t| Value::Block(*t)));
-    b.i(body, kind, None, ops);
+    b.at(body).ins(kind, None, ops);
     (b, body, targets)
 }
 
@@ -295,39 +288,16 @@ fn merge_blocks_must_exist_and_be_owned() {
 fn loop_body_and_update_blocks() {
     let mut b = B::kernel();
     let (body, p, lb, u, m) = (b.body(), b.block(), b.block(), b.block(), b.block());
-    b.i(
-        body,
-        InstKind::Loop {
-            body: Some(lb),
-            update: Some(u),
-            merge: Some(m),
-        },
-        None,
-        vec![Value::Block(p)],
-    );
+    b.at(body).loop_(p, lb, u, m);
     let c = b.c(K::Bool, 0);
-    b.i(
-        p,
-        InstKind::ConditionalBranch,
-        None,
-        vec![c, Value::Block(lb), Value::Block(m)],
-    );
+    b.at(p).cond_br(c, lb, m);
     b.br(lb, u);
     b.br(u, p);
     b.ret(m);
     ok(&b.done());
     let mut b = B::kernel();
     let (body, p, m) = (b.body(), b.block(), b.block());
-    b.i(
-        body,
-        InstKind::Loop {
-            body: None,
-            update: Some(BlockId::new(30)),
-            merge: Some(m),
-        },
-        None,
-        vec![Value::Block(p)],
-    );
+    b.at(body).loop_(p, None, BlockId::new(30), m);
     b.ret(p);
     b.ret(m);
     let e = check(&b.done());
@@ -351,8 +321,7 @@ fn switch_with(labels: Vec<u64>, sel_kind: K) -> Module {
     let cases: Vec<BlockId> = labels.iter().map(|_| b.block()).collect();
     let mut ops = vec![sel, Value::Block(d)];
     ops.extend(cases.iter().map(|c| Value::Block(*c)));
-    b.i(
-        body,
+    b.at(body).ins(
         InstKind::Switch {
             labels,
             merge: Some(m),
@@ -471,12 +440,8 @@ fn messages_name_function_block_and_instruction() {
     let body = b.body();
     let f = b.f(1.0);
     let u = b.t(K::U32);
-    b.i(
-        body,
-        InstKind::Arithmetic(xir_ir::op::ArithmeticOp::BinaryAdd),
-        Some(u),
-        vec![f, f],
-    );
+    b.at(body)
+        .arith(xir_ir::op::ArithmeticOp::BinaryAdd, u, &[f, f]);
     b.ret(body);
     let e = check(&b.done());
     assert_eq!(e.len(), 1, "{e:?}");
@@ -494,12 +459,8 @@ fn reports_every_problem() {
     let f = b.f(1.0);
     let u = b.t(K::U32);
     for _ in 0..3 {
-        b.i(
-            body,
-            InstKind::Arithmetic(xir_ir::op::ArithmeticOp::BinaryAdd),
-            Some(u),
-            vec![f, f],
-        );
+        b.at(body)
+            .arith(xir_ir::op::ArithmeticOp::BinaryAdd, u, &[f, f]);
     }
     let e = check(&b.done());
     assert_eq!(

@@ -1,6 +1,7 @@
 //! Operand counts, result shapes and operand/result typing per instruction and op.
 
 use crate::{B, err, ok};
+use xir_ir::edit::InstBuilder;
 use xir_ir::function::ArgKind;
 use xir_ir::inst::InstKind;
 use xir_ir::module::Module;
@@ -24,7 +25,7 @@ fn arith(op: A, ty: impl Fn(&mut B) -> Type, ops: impl Fn(&mut B) -> Vec<Value>)
     one(|b, body| {
         let t = ty(b);
         let o = ops(b);
-        b.i(body, InstKind::Arithmetic(op), Some(t), o);
+        b.at(body).arith(op, t, &o);
     })
 }
 
@@ -40,12 +41,8 @@ fn operand_counts_come_from_the_op_table() {
     );
     let m = one(|b, body| {
         let x = b.c(K::U32, 1);
-        b.i(
-            body,
-            InstKind::ThreadGroup(G::ShaderExecutionReorder),
-            None,
-            vec![x],
-        );
+        b.at(body)
+            .thread_group(G::ShaderExecutionReorder, None, &[x]);
     });
     err(&m, "expects 0 or 2 operands but has 1");
 }
@@ -55,13 +52,14 @@ fn result_type_shapes() {
     err(
         &one(|b, body| {
             let f = b.t(K::F32);
-            b.i(body, InstKind::Clock, Some(f), vec![]);
+            b.at(body).clock(f);
         }),
         "must produce `u64`",
     );
     err(
         &one(|b, body| {
-            b.i(body, InstKind::Alloca(AllocaOp::Local), None, vec![]);
+            b.at(body)
+                .ins(InstKind::Alloca(AllocaOp::Local), None, vec![]);
         }),
         "must produce a value",
     );
@@ -69,8 +67,7 @@ fn result_type_shapes() {
         &one(|b, body| {
             let c = b.c(K::Bool, 1);
             let u = b.t(K::U32);
-            b.i(
-                body,
+            b.at(body).ins(
                 InstKind::Assert {
                     message: String::new(),
                 },
@@ -86,38 +83,19 @@ fn result_type_shapes() {
 fn conditions_are_bool_rvalues() {
     ok(&one(|b, body| {
         let c = b.c(K::Bool, 1);
-        b.i(
-            body,
-            InstKind::Assume {
-                message: "m".into(),
-            },
-            None,
-            vec![c],
-        );
+        b.at(body).assume(c, "m");
     }));
     err(
         &one(|b, body| {
             let c = b.c(K::U32, 1);
-            b.i(
-                body,
-                InstKind::Assert {
-                    message: String::new(),
-                },
-                None,
-                vec![c],
-            );
+            b.at(body).assert(c, String::new());
         }),
         "condition must be a `bool` rvalue, found `u32`",
     );
     let mut b = B::kernel();
     let (body, t) = (b.body(), b.block());
     let c = b.f(0.0);
-    b.i(
-        body,
-        InstKind::ConditionalBranch,
-        None,
-        vec![c, Value::Block(t), Value::Block(t)],
-    );
+    b.at(body).cond_br(c, t, t);
     b.ret(t);
     err(&b.done(), "condition must be a `bool` rvalue, found `f32`");
 }
@@ -127,7 +105,7 @@ fn branch_targets_are_blocks() {
     let mut b = B::kernel();
     let body = b.body();
     let x = b.c(K::U32, 0);
-    b.i(body, InstKind::Branch, None, vec![x]);
+    b.at(body).ins(InstKind::Branch, None, vec![x]);
     err(&b.done(), "operand 0 must be a block");
 }
 
@@ -136,8 +114,7 @@ fn switch_selectors_are_integer_or_bool_scalars() {
     let mut b = B::kernel();
     let (body, m) = (b.body(), b.block());
     let sel = b.f(1.0);
-    b.i(
-        body,
+    b.at(body).ins(
         InstKind::Switch {
             labels: vec![],
             merge: Some(m),
@@ -161,7 +138,7 @@ fn returns_match_the_function() {
     let mut b = B::callable(None);
     let body = b.body();
     let x = b.f(1.0);
-    b.i(body, InstKind::Return, None, vec![x]);
+    b.at(body).ret(Some(x));
     err(
         &b.done(),
         "returns a value of type `f32` from a function returning void",
@@ -180,7 +157,7 @@ fn returns_match_the_function() {
     b.f.ret = Some(f32t);
     let body = b.body();
     let x = b.c(K::U32, 0);
-    b.i(body, InstKind::Return, None, vec![x]);
+    b.at(body).ret(Some(x));
     err(
         &b.done(),
         "returned value `u32` does not match the return type `f32`",
@@ -193,14 +170,14 @@ fn load_store_need_exactly_typed_lvalues() {
         let u = b.t(K::U32);
         let a = b.alloca(body, u);
         let one = b.c(K::U32, 1);
-        b.i(body, InstKind::Store, None, vec![a, one]);
-        b.i(body, InstKind::Load, Some(u), vec![a]);
+        b.at(body).store(a, one);
+        b.at(body).load(u, a);
     }));
     err(
         &one(|b, body| {
             let u = b.t(K::U32);
             let x = b.c(K::U32, 1);
-            b.i(body, InstKind::Load, Some(u), vec![x]);
+            b.at(body).load(u, x);
         }),
         "operand must be an lvalue",
     );
@@ -209,7 +186,7 @@ fn load_store_need_exactly_typed_lvalues() {
             let u = b.t(K::U32);
             let f = b.t(K::F32);
             let a = b.alloca(body, u);
-            b.i(body, InstKind::Load, Some(f), vec![a]);
+            b.at(body).load(f, a);
         }),
         "result type `f32` differs from the pointee type `u32`",
     );
@@ -218,7 +195,7 @@ fn load_store_need_exactly_typed_lvalues() {
             let u = b.t(K::U32);
             let a = b.alloca(body, u);
             let x = b.f(1.0);
-            b.i(body, InstKind::Store, None, vec![a, x]);
+            b.at(body).store(a, x);
         }),
         "stored value type `f32` differs from the pointee type `u32`",
     );
@@ -227,7 +204,7 @@ fn load_store_need_exactly_typed_lvalues() {
             let u = b.t(K::U32);
             let a = b.alloca(body, u);
             let a2 = b.alloca(body, u);
-            b.i(body, InstKind::Store, None, vec![a, a2]);
+            b.at(body).store(a, a2);
         }),
         "the stored value must be a typed rvalue",
     );
@@ -237,7 +214,7 @@ fn load_store_need_exactly_typed_lvalues() {
     let u = b.t(K::U32);
     let r = b.arg(ArgKind::Reference, u);
     let v = b.arg(ArgKind::Value, u);
-    b.i(body, InstKind::Store, None, vec![r, v]);
+    b.at(body).store(r, v);
     b.ret(body);
     ok(&b.done());
 }
@@ -253,7 +230,7 @@ fn gep_module(idx: impl Fn(&mut B) -> Value, result: K) -> Module {
         let a = b.alloca(body, s);
         let i = idx(b);
         let r = b.t(result);
-        b.i(body, InstKind::Gep, Some(r), vec![a, i]);
+        b.at(body).gep(r, a, &[i]);
     })
 }
 
@@ -291,14 +268,14 @@ fn gep_struct_indices_are_constant_and_in_range() {
         let arr = b.ty(TypeData::Array { elem: f, len: 4 });
         let a = b.alloca(body, arr);
         let i = b.c(K::U32, 100);
-        b.i(body, InstKind::Gep, Some(f), vec![a, i]);
+        b.at(body).gep(f, a, &[i]);
     }));
     err(
         &one(|b, body| {
             let f = b.t(K::F32);
             let x = b.f(1.0);
             let i = b.c(K::U32, 0);
-            b.i(body, InstKind::Gep, Some(f), vec![x, i]);
+            b.at(body).gep(f, x, &[i]);
         }),
         "the base must be an lvalue",
     );
@@ -318,7 +295,7 @@ fn atomics() {
         if op == AtomicOp::CompareExchange {
             ops.push(v);
         }
-        b.i(body, InstKind::Atomic(op), Some(e), ops);
+        b.at(body).ins(InstKind::Atomic(op), Some(e), ops);
         b.ret(body);
         b.done()
     };
@@ -338,14 +315,9 @@ fn atomics() {
         let m = one(|b, body| {
             let u = b.t(K::U32);
             let arr = b.ty(TypeData::Array { elem: u, len: 8 });
-            let a = b.i(body, InstKind::Alloca(op), Some(arr), vec![]);
+            let a = b.at(body).alloca(op, arr);
             let (i, v) = (b.c(K::I32, 1), b.c(K::U32, 2));
-            b.i(
-                body,
-                InstKind::Atomic(AtomicOp::FetchOr),
-                Some(u),
-                vec![a, i, v],
-            );
+            b.at(body).atomic(AtomicOp::FetchOr, u, a, &[i], &[v]);
         });
         if good {
             ok(&m)
@@ -359,7 +331,7 @@ fn cast(op: CastOp, from: impl Fn(&mut B) -> Value, to: impl Fn(&mut B) -> Type)
     one(|b, body| {
         let v = from(b);
         let t = to(b);
-        b.i(body, InstKind::Cast(op), Some(t), vec![v]);
+        b.at(body).cast(op, t, v);
     })
 }
 
@@ -433,7 +405,7 @@ fn calls_match_the_callee_signature() {
     let call = |b: &mut B, ty: Option<Type>, args: Vec<Value>| {
         let mut ops = vec![Value::Func(g)];
         ops.extend(args);
-        b.i(body, InstKind::Call, ty, ops);
+        b.at(body).ins(InstKind::Call, ty, ops);
     };
     call(&mut b, Some(f), vec![one, a, res]);
     b.ret(body);
@@ -476,14 +448,7 @@ fn print_operands_are_data() {
         &one(|b, body| {
             let u = b.t(K::U32);
             let a = b.alloca(body, u);
-            b.i(
-                body,
-                InstKind::Print {
-                    format: "{}".into(),
-                },
-                None,
-                vec![a],
-            );
+            b.at(body).print("{}", &[a]);
         }),
         "operand 0 must be a data rvalue",
     );
@@ -503,22 +468,22 @@ fn resource_typing_and_bindless_attributes() {
     ok(&resource_module(|b, body, r| {
         let f = b.t(K::F32);
         let i = b.c(K::U32, 0);
-        b.i(
-            body,
-            InstKind::ResourceRead(ResourceReadOp::BufferRead, BindlessAccess::default()),
-            Some(f),
-            vec![r, i],
+        b.at(body).resource_read(
+            ResourceReadOp::BufferRead,
+            BindlessAccess::default(),
+            f,
+            &[r, i],
         );
     }));
     err(
         &resource_module(|b, body, r| {
             let u = b.t(K::U32);
             let i = b.c(K::U32, 0);
-            b.i(
-                body,
-                InstKind::ResourceRead(ResourceReadOp::BufferRead, BindlessAccess::default()),
-                Some(u),
-                vec![r, i],
+            b.at(body).resource_read(
+                ResourceReadOp::BufferRead,
+                BindlessAccess::default(),
+                u,
+                &[r, i],
             );
         }),
         "the result type does not match the op",
@@ -531,12 +496,8 @@ fn resource_typing_and_bindless_attributes() {
                 typed: true,
                 uniform: false,
             };
-            b.i(
-                body,
-                InstKind::ResourceRead(ResourceReadOp::BufferRead, acc),
-                Some(f),
-                vec![r, i],
-            );
+            b.at(body)
+                .resource_read(ResourceReadOp::BufferRead, acc, f, &[r, i]);
         }),
         "only allowed on bindless ops",
     );
@@ -549,21 +510,17 @@ fn resource_typing_and_bindless_attributes() {
             typed: true,
             uniform: true,
         };
-        b.i(
-            body,
-            InstKind::ResourceQuery(ResourceQueryOp::BindlessByteBufferSize, acc),
-            Some(u),
-            vec![r, i],
-        );
+        b.at(body)
+            .resource_query(ResourceQueryOp::BindlessByteBufferSize, acc, u, &[r, i]);
     }));
     err(
         &resource_module(|b, body, r| {
             let u2 = b.v(K::U32, 2);
-            b.i(
-                body,
-                InstKind::ResourceQuery(ResourceQueryOp::Texture2dSize, BindlessAccess::default()),
-                Some(u2),
-                vec![r],
+            b.at(body).resource_query(
+                ResourceQueryOp::Texture2dSize,
+                BindlessAccess::default(),
+                u2,
+                &[r],
             );
         }),
         "the resource operand has the wrong kind",
@@ -581,11 +538,11 @@ fn resource_typing_and_bindless_attributes() {
             b.zero(u2)
         };
         let i4 = b.v(K::I32, 4);
-        b.i(
-            body,
-            InstKind::ResourceRead(ResourceReadOp::Texture2dRead, BindlessAccess::default()),
-            Some(i4),
-            vec![r, c],
+        b.at(body).resource_read(
+            ResourceReadOp::Texture2dRead,
+            BindlessAccess::default(),
+            i4,
+            &[r, c],
         );
     }));
 }

@@ -48,14 +48,7 @@ fn keeps_side_effects() {
     let v = t.at(e).load(i32t, p);
     let boolt = t.boolt();
     let c = t.at(e).arith(A::BinaryEqual, boolt, &[v, one]);
-    t.ins(
-        e,
-        InstKind::Assert {
-            message: "x".into(),
-        },
-        None,
-        &[c],
-    );
+    t.at(e).assert(c, "x");
     t.at(e).ret(None);
     let before = t.count(|_| true);
     let r = t.run(&dce());
@@ -123,22 +116,13 @@ fn keeps_loop_prepare_false_form_and_shells() {
     let upd = t.block();
     let merge = t.block();
     let fls = t.cbool(false);
-    t.ins(
-        e,
-        InstKind::Loop {
-            body: Some(body),
-            update: Some(upd),
-            merge: Some(merge),
-        },
-        None,
-        &[Value::Block(prep)],
-    );
+    t.at(e).loop_(prep, body, upd, Some(merge));
     t.at(prep).cond_br(fls, body, merge);
     let i32t = t.i32();
     let a = t.arg(i32t);
     let p = t.at(body).alloca(AllocaOp::Local, i32t);
     t.at(body).store(p, a);
-    t.ins(body, InstKind::Continue, None, &[Value::Block(upd)]);
+    t.at(body).continue_(upd);
     t.at(upd).br(prep);
     t.at(merge).ret(None);
     let r = t.run(&dce());
@@ -160,16 +144,11 @@ fn constant_if_keeps_construct_and_empties_untaken_arm() {
     let el = t.block();
     let merge = t.block();
     let tru = t.cbool(true);
-    t.ins(
-        e,
-        InstKind::If { merge: Some(merge) },
-        None,
-        &[tru, Value::Block(th), Value::Block(el)],
-    );
+    t.at(e).if_(tru, th, el, merge);
     t.at(th).br(merge);
     let i32t = t.i32();
     let a = t.arg(i32t);
-    t.ins(el, InstKind::Print { format: "x".into() }, None, &[a]);
+    t.at(el).print("x", &[a]);
     t.at(el).br(merge);
     t.at(merge).ret(None);
     let r = t.run(&dce());

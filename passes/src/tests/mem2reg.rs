@@ -128,7 +128,7 @@ fn leaves_escaping_or_annotated_allocas() {
             .intern(xir_ir::TypeData::Array { elem: i32t, len: 4 });
     let p = t.at(e).alloca(AllocaOp::Local, arr);
     let zero = t.cu32(0);
-    let g = Value::Inst(t.ins(e, InstKind::Gep, Some(i32t), &[p, zero]));
+    let g = t.at(e).gep(i32t, p, &[zero]);
     t.at(e).store(g, a);
     // Annotated store.
     let q = t.at(e).alloca(AllocaOp::Local, i32t);
@@ -138,12 +138,7 @@ fn leaves_escaping_or_annotated_allocas() {
         .push(Metadata::Comment("keep".into()));
     let l = t.at(e).load(i32t, q);
     // Shared alloca.
-    let sh = Value::Inst(t.ins(
-        e,
-        InstKind::Alloca(xir_ir::op::AllocaOp::Shared),
-        Some(i32t),
-        &[],
-    ));
+    let sh = t.at(e).alloca(xir_ir::op::AllocaOp::Shared, i32t);
     t.at(e).store(sh, l);
     t.at(e).ret(None);
     let before = t.count(|_| true);

@@ -69,18 +69,12 @@ fn folds_constant_indexed_branch() {
     let c0 = t.block();
     let c1 = t.block();
     let sel = t.ci32(-1);
-    t.ins(
-        e,
-        InstKind::IndexedBranch {
-            labels: vec![0, 0xffff_ffff],
-        },
-        None,
-        &[sel, Value::Block(d), Value::Block(c0), Value::Block(c1)],
-    );
+    t.at(e)
+        .indexed_branch(sel, d, &[(0, c0), (0xffff_ffff, c1)]);
     let i32t = t.i32();
     let a = t.arg(i32t);
     for b in [d, c0, c1] {
-        t.ins(b, InstKind::Print { format: "x".into() }, None, &[a]);
+        t.at(b).print("x", &[a]);
         t.at(b).ret(None);
     }
     let res = t.run(&sc());
@@ -102,18 +96,9 @@ fn threads_empty_block_and_keeps_loop_prepare() {
     let fls = t.cbool(false);
     let boolt = t.boolt();
     let c = t.arg(boolt);
-    t.ins(
-        e,
-        InstKind::Loop {
-            body: Some(body),
-            update: Some(upd),
-            merge: Some(merge),
-        },
-        None,
-        &[Value::Block(prep)],
-    );
+    t.at(e).loop_(prep, body, upd, Some(merge));
     t.at(prep).cond_br(fls, body, merge);
-    t.ins(body, InstKind::Continue, None, &[Value::Block(upd)]);
+    t.at(body).continue_(upd);
     t.at(upd).br(prep);
     t.at(merge).cond_br(c, empty, empty);
     t.at(empty).br(e);
@@ -133,14 +118,9 @@ fn threads_empty_if_arm_and_stays_valid() {
     let m = t.block();
     let boolt = t.boolt();
     let c = t.arg(boolt);
-    t.ins(
-        e,
-        InstKind::If { merge: Some(m) },
-        None,
-        &[c, Value::Block(th), Value::Block(el)],
-    );
+    t.at(e).if_(c, th, el, m);
     t.at(th).br(m);
-    t.ins(el, InstKind::Print { format: "x".into() }, None, &[]);
+    t.at(el).print("x", &[]);
     t.at(el).br(m);
     t.at(m).ret(None);
     let res = t.run(&sc());

@@ -53,7 +53,7 @@ use crate::transform::destructure_cfg::{Problem, destructure_terminators, prefli
 use crate::transform::restructure_cfg::{Failure, Limits, preflight, restructure_function};
 use xir_ir::inst::InstKind;
 use xir_ir::verify::{VerifyOptions, verify_function};
-use xir_ir::{BlockId, FuncId, Function, InstId, Module, SecondaryMap, Value};
+use xir_ir::{BlockId, FuncId, Function, Globals, InstId, Module, SecondaryMap, Value};
 
 /// The `canonicalize-spirv-one-shot-loops` pass.
 #[derive(Copy, Clone, Debug, Default)]
@@ -187,6 +187,7 @@ pub fn candidates(func: &Function) -> Vec<Candidate> {
 /// Lowers the candidates of a copy of `func`, makes it plain and restructures it.
 fn canonicalize(
     func: &mut Function,
+    g: &mut Globals<'_>,
     cands: &[Candidate],
     c: &mut CanonicalizeSpirvOneShotLoopsCounters,
 ) -> Result<(), Failure> {
@@ -226,7 +227,7 @@ fn canonicalize(
     }
     destructure_terminators(func);
     if preflight(func)? {
-        restructure_function(func, Limits::default())?;
+        restructure_function(func, g, Limits::default())?;
     }
     Ok(())
 }
@@ -251,9 +252,10 @@ impl Pass for CanonicalizeSpirvOneShotLoops {
             ..VerifyOptions::default()
         };
         let mut originals: Vec<(FuncId, Function)> = Vec::new();
+        let constants_before = module.constants.len();
         for (f, cands) in &work {
             let mut copy = module.func(*f).clone();
-            let mut result = canonicalize(&mut copy, cands, &mut c)
+            let mut result = canonicalize(&mut copy, &mut module.globals(), cands, &mut c)
                 .map_err(|e| format!("restructuring it fails: {}", e.describe(module, *f)));
             if result.is_ok() {
                 originals.push((*f, std::mem::replace(module.func_mut(*f), copy)));
@@ -264,6 +266,11 @@ impl Pass for CanonicalizeSpirvOneShotLoops {
             if let Err(why) = result {
                 for (g, orig) in originals.drain(..).rev() {
                     *module.func_mut(g) = orig;
+                }
+                // Guard variables' constants (restructure-cfg) go with the copies.
+                let new: Vec<_> = module.constants.iter().skip(constants_before).map(|(k, _)| k).collect();
+                for k in new {
+                    module.remove_constant(k);
                 }
                 let c = CanonicalizeSpirvOneShotLoopsCounters::default();
                 return Ok(PassRun::refused(

@@ -43,6 +43,7 @@
 //!    (at most `JOIN_TAIL_LIMIT` = 64 instructions) and holds no loop role is copied for every
 //!    forward predecessor the merge does not dominate (a `return` path that
 //!    `destructure-cfg` joined with the code after the selection gets its own tail).
+//!    A later join that cannot be copied is reached through a guard at the merge (below).
 //! 5. *Selections:* a walk from the body keeps a stack of constructs. A `cond_br` /
 //!    `indexed_branch` in block `X` becomes `if` / `switch`; its merge is the one
 //!    dominator-tree child of `X` with two or more forward predecessors that is not a loop
@@ -56,8 +57,15 @@
 //!    the merge of the nearest enclosing switch or loop (`break`: `if`s do not catch it;
 //!    each merge-less switch between gets a forwarding merge that breaks onwards), or,
 //!    when the target is a small exit block (as in step 2), into a copy of its own. An
-//!    arm whose target is an exit gets a trampoline block holding that exit. Anything
-//!    else is an unstructured branch.
+//!    arm whose target is an exit gets a trampoline block holding that exit. An edge
+//!    to the merge or continue block of a construct further out than the innermost
+//!    construct merge it may reach (a `switch` case in a loop that leaves or continues
+//!    the loop: `break` would name the switch) goes through a *guard variable*
+//!    (`guards.rs`): it stores a selector into a new `u32` local and goes to that merge,
+//!    where a dispatch block loads and clears the local and an `if` chain goes on to the
+//!    target, one construct at a time; the walk then reruns on the plain CFG with the
+//!    guard in place (bounded by `main-iteration-limit`). Anything else is an
+//!    unstructured branch.
 //! 6. Unreachable blocks whose plain multi-way branch remains are sealed (below).
 //! 7. The candidate is verified (default checks plus unique merges and canonical
 //!    `break`/`continue` targets).
@@ -87,10 +95,13 @@
 //! (options, modes, bounds, `changed()`/`succeeded()`, failure counters) and the reference
 //! §6.2 / seed "Structured control flow and Phi" for the exit rules. Where structured
 //! exits alone cannot express a shape, this pass duplicates small tails (exit blocks,
-//! join subtrees), as upstream's restructurer does with shared exits; it does not
-//! introduce guard (flag) variables, so a loop leaving to two blocks that both have
-//! large tails reached from outside it, or a branch out of two loops to such a block,
-//! is still refused (`refuses-loop-with-two-exits.xir`, `refuses-multi-level-break.xir`). Upstream's
+//! join subtrees), as upstream's restructurer does with shared exits, and otherwise
+//! takes the exit through a guard (flag) variable, the standard answer for exits SPIR-V
+//! forbids (an ordinary function-local variable, so the output stays phi-free and
+//! `mem2reg` promotes it). Guards are made only when an edge needs one. A loop leaving
+//! to two blocks that both have large tails reached from outside it, or a branch out of
+//! two loops to such a block, is still refused (`refuses-loop-with-two-exits.xir`,
+//! `refuses-multi-level-break.xir`). Upstream's
 //! algorithm is a much larger fixed point of canonicalization phases with ~45 diagnostic
 //! work counters; this is a different (single-walk) algorithm, so those work counters are
 //! not published. Upstream verifies input and output at the boundary; here the pipeline
@@ -99,9 +110,10 @@
 //!
 //! **Report keys:** `restructured_loop`, `restructured_if`, `restructured_switch`,
 //! `canonicalized_cfg` (auxiliary rewrites: trampolines, preheaders, exit copies,
-//! folded `cond_br` with equal arms), `definition_transform_invocation`,
+//! folded `cond_br` with equal arms), `guard_variables` (guard locals created),
+//! `definition_transform_invocation`,
 //! `boundary_verifier`, `irreducible_region`, `unstructured_branch`,
-//! `invalid_construct`, `iteration_limit`. **Changed:** any of the first four is
+//! `invalid_construct`, `iteration_limit`. **Changed:** any of the first five is
 //! non-zero.
 //!
 //! **Example:**
@@ -112,6 +124,7 @@
 
 mod exits;
 mod failure;
+mod guards;
 mod joins;
 mod loops;
 mod preflight;
@@ -124,7 +137,7 @@ use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::registry::{PassOptionInfo, PassOptions};
 use xir_ir::verify::{VerifyOptions, verify_function};
-use xir_ir::{FuncId, Function, Module};
+use xir_ir::{FuncId, Function, Globals, Module};
 
 /// Exit blocks with at most this many instructions are copied per predecessor.
 pub const TAIL_DUPLICATION_LIMIT: usize = 16;
@@ -169,6 +182,8 @@ crate::declare_pass! {
             restructured_switch: ControlFlow,
             /// Auxiliary rewrites (trampolines, preheaders, merges, exit copies).
             canonicalized_cfg: ControlFlow,
+            /// Guard (flag) variables created for exits taken one construct at a time.
+            guard_variables: ControlFlow,
             /// Definitions transformed.
             definition_transform_invocation: Nothing,
             /// Candidate definitions verified.
@@ -250,13 +265,15 @@ impl Pass for RestructureCfg {
             ..VerifyOptions::default()
         };
         let mut originals: Vec<(FuncId, Function)> = Vec::new();
+        let constants_before = module.constants.len();
         for &f in &todo {
             c.definition_transform_invocation += 1;
             let result = if self.in_place {
-                restructure_function(module.func_mut(f), self.limits)
+                let (func, mut g) = module.split(f);
+                restructure_function(func, &mut g, self.limits)
             } else {
                 let mut copy = module.func(f).clone();
-                let r = restructure_function(&mut copy, self.limits);
+                let r = restructure_function(&mut copy, &mut module.globals(), self.limits);
                 if r.is_ok() {
                     originals.push((f, std::mem::replace(module.func_mut(f), copy)));
                 }
@@ -285,9 +302,14 @@ impl Pass for RestructureCfg {
                             e.describe(module, f)
                         )));
                     }
-                    // Roll back every committed definition, then name the input's blocks.
+                    // Roll back every committed definition and the guards' constants,
+                    // then name the input's blocks.
                     for (g, orig) in originals.drain(..).rev() {
                         *module.func_mut(g) = orig;
+                    }
+                    let new: Vec<_> = module.constants.iter().skip(constants_before).map(|(k, _)| k).collect();
+                    for k in new {
+                        module.remove_constant(k);
                     }
                     return Ok(PassRun::refused(e.describe(module, f), c.report()));
                 }
@@ -299,22 +321,56 @@ impl Pass for RestructureCfg {
 
 use exits::{duplicate_exit_joins, fold_equal_arms, seal_orphan_branches};
 use loops::canonicalize_loops;
+use guards::Guards;
 use walk::Walker;
 
 /// "No loop" in the loop-index maps.
 const NONE: u32 = u32::MAX;
 
-/// Restructures one definition that passed [`preflight`] with `Ok(true)`.
-pub fn restructure_function(func: &mut Function, limits: Limits) -> Result<Restructured, Failure> {
+/// Restructures one definition that passed [`preflight`] with `Ok(true)`; guard
+/// variables' types and constants are interned in `g`.
+pub fn restructure_function(
+    func: &mut Function,
+    g: &mut Globals<'_>,
+    limits: Limits,
+) -> Result<Restructured, Failure> {
     let mut n = Restructured::default();
     n.canonicalized += fold_equal_arms(func);
     n.canonicalized += duplicate_exit_joins(func);
     let loops = canonicalize_loops(func, &mut n)?;
-    let (copies, graph) = joins::unshare_extra_joins(func, &loops, limits)?;
+    let (copies, mut graph) = joins::unshare_extra_joins(func, &loops, limits)?;
     n.canonicalized += copies;
-    let mut w = Walker::new(func, graph, loops, limits);
-    w.run(&mut n)?;
-    let cfg = w.into_cfg();
+    // The walk reruns on the plain CFG with a guard added each time it asks for one.
+    let mut guards = Guards::default();
+    let mut attempts = 0u64;
+    let cfg = loop {
+        let base = func.clone();
+        let mut walked = Restructured::default();
+        let mut w = Walker::new(func, graph, loops.clone(), limits);
+        match w.run(&mut walked) {
+            Ok(()) => {
+                n.loops += walked.loops;
+                n.ifs += walked.ifs;
+                n.switches += walked.switches;
+                break w.into_cfg();
+            }
+            Err(Failure::Guardable { request, otherwise }) => {
+                *func = base;
+                attempts += 1;
+                if attempts > limits.main {
+                    return Err(Failure::IterationLimit {
+                        which: "main-iteration-limit",
+                    });
+                }
+                if !guards.apply(func, g, &request)? {
+                    return Err(*otherwise);
+                }
+                graph = guards::graph(func);
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    n.guards = guards.count();
     n.canonicalized += seal_orphan_branches(func, |b| cfg.is_reachable(b));
     Ok(n)
 }

@@ -9,8 +9,8 @@
 mod common;
 use common::cpu_time;
 use std::time::{Duration, Instant};
+use xir_ir::edit::InstBuilder;
 use xir_ir::function::{ArgKind, FunctionKind};
-use xir_ir::inst::InstKind;
 use xir_ir::interchange::{
     read_bitcode, read_interchange_text, write_bitcode, write_interchange_text,
 };
@@ -36,9 +36,9 @@ fn big_module(chains: usize, len: usize) -> Module {
             } else {
                 (ArithmeticOp::BinaryMul, c2)
             };
-            v = b.ins(e, InstKind::Arithmetic(op), Some(f), [v, c]);
+            v = b.at(e).arith(op, f, &[v, c]);
         }
-        b.ret(e, Some(v));
+        b.at(e).ret(Some(v));
     }
     m
 }

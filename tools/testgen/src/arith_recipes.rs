@@ -3,13 +3,15 @@
 
 use super::fb::Fb;
 use super::recipes::{FLT, INT, NUM, dim, mat, random_composite, sv, vdim};
-use xir_ir::inst::InstKind;
+use xir_ir::edit::InstBuilder;
+
 use xir_ir::op::{ArithSignature as S, ArithmeticOp as A};
 use xir_ir::types::{ScalarKind as K, Type, TypeData};
 use xir_ir::value::Value;
 
 fn emit_arith(fb: &mut Fb<'_>, op: A, ty: Type, ops: Vec<Value>) -> Value {
-    fb.val_ins(InstKind::Arithmetic(op), ty, ops)
+    let v = fb.arith(op, ty, &ops);
+    fb.keep(v, ty)
 }
 
 pub(crate) fn vals(fb: &mut Fb<'_>, ts: &[Type]) -> Vec<Value> {

@@ -5,9 +5,9 @@
 
 use super::fb::{Fb, Scope};
 use super::recipes;
+use xir_ir::edit::InstBuilder;
 use xir_ir::inst::{
-    CoroAttrValue, CoroExtension, CoroExtensionItem, CoroExtensionKind, CoroSuspendData, InstData,
-    InstKind,
+    CoroAttrValue, CoroExtension, CoroExtensionItem, CoroExtensionKind, CoroSuspendData,
 };
 use xir_ir::op::{ArithmeticOp, AutodiffIntrinsicOp};
 use xir_ir::types::ScalarKind;
@@ -86,18 +86,18 @@ impl Fb<'_> {
     fn leave(&mut self, to: BlockId) {
         if let Some(s) = self.scopes.last().copied() {
             if self.rng.chance(15) {
-                self.ins(InstKind::Break, None, vec![Value::Block(s.brk)]);
+                self.break_(s.brk);
                 return;
             }
             let cont = self.scopes.iter().rev().find_map(|s| s.cont);
             if let Some(c) = cont
                 && self.rng.chance(10)
             {
-                self.ins(InstKind::Continue, None, vec![Value::Block(c)]);
+                self.continue_(c);
                 return;
             }
         }
-        self.ins(InstKind::Branch, None, vec![Value::Block(to)]);
+        self.br(to);
     }
 
     fn cond(&mut self) -> Value {
@@ -105,11 +105,8 @@ impl Fb<'_> {
             let a = self.sval(ScalarKind::I32);
             let b = self.sval(ScalarKind::I32);
             let t = self.m.types.bool();
-            self.val_ins(
-                InstKind::Arithmetic(ArithmeticOp::BinaryLess),
-                t,
-                vec![a, b],
-            )
+            let v = self.arith(ArithmeticOp::BinaryLess, t, &[a, b]);
+            self.keep(v, t)
         } else {
             self.sval(ScalarKind::Bool)
         }
@@ -138,11 +135,7 @@ impl Fb<'_> {
         let t = self.block();
         let m = self.block();
         let e = if self.rng.chance(30) { m } else { self.block() };
-        self.ins(
-            InstKind::If { merge: Some(m) },
-            None,
-            vec![c, Value::Block(t), Value::Block(e)],
-        );
+        self.if_(c, t, e, m);
         let mk = self.mark();
         let scopes = self.scopes.clone();
         for arm in [t, e] {
@@ -182,16 +175,8 @@ impl Fb<'_> {
         let m = self.block();
         let d = self.block();
         let cases: Vec<BlockId> = (0..n).map(|_| self.block()).collect();
-        let mut ops = vec![sel, Value::Block(d)];
-        ops.extend(cases.iter().map(|b| Value::Block(*b)));
-        self.ins(
-            InstKind::Switch {
-                labels,
-                merge: Some(m),
-            },
-            None,
-            ops,
-        );
+        let arms: Vec<(u64, BlockId)> = labels.into_iter().zip(cases.iter().copied()).collect();
+        self.switch(sel, d, &arms, m);
         let mk = self.mark();
         let mut scopes = self.scopes.clone();
         scopes.push(Scope { brk: m, cont: None });
@@ -208,23 +193,11 @@ impl Fb<'_> {
 
     fn c_loop(&mut self) {
         let (p, body, u, m) = (self.block(), self.block(), self.block(), self.block());
-        self.ins(
-            InstKind::Loop {
-                body: Some(body),
-                update: Some(u),
-                merge: Some(m),
-            },
-            None,
-            vec![Value::Block(p)],
-        );
+        self.loop_(p, body, u, m);
         let mk = self.mark();
         self.cur = p;
         let c = self.cond();
-        self.ins(
-            InstKind::ConditionalBranch,
-            None,
-            vec![c, Value::Block(body), Value::Block(m)],
-        );
+        self.cond_br(c, body, m);
         self.cur = body;
         let mut scopes = self.scopes.clone();
         scopes.push(Scope {
@@ -233,9 +206,9 @@ impl Fb<'_> {
         });
         self.nested(scopes.clone());
         if self.rng.chance(30) {
-            self.ins(InstKind::Continue, None, vec![Value::Block(u)]);
+            self.continue_(u);
         } else {
-            self.ins(InstKind::Branch, None, vec![Value::Block(u)]);
+            self.br(u);
         }
         self.reset(&mk);
         self.cur = u;
@@ -243,17 +216,13 @@ impl Fb<'_> {
             recipes::emit_simple(self, 0);
             self.reset(&mk);
         }
-        self.ins(InstKind::Branch, None, vec![Value::Block(p)]);
+        self.br(p);
         self.cur = m;
     }
 
     fn c_simple_loop(&mut self) {
         let (body, m) = (self.block(), self.block());
-        self.ins(
-            InstKind::SimpleLoop { merge: Some(m) },
-            None,
-            vec![Value::Block(body)],
-        );
+        self.simple_loop(body, m);
         let mk = self.mark();
         self.cur = body;
         let mut scopes = self.scopes.clone();
@@ -265,15 +234,11 @@ impl Fb<'_> {
         // Exit: if c { break } else { }; continue.
         let c = self.cond();
         let (t, x) = (self.block(), self.block());
-        self.ins(
-            InstKind::If { merge: Some(x) },
-            None,
-            vec![c, Value::Block(t), Value::Block(x)],
-        );
+        self.if_(c, t, x, x);
         self.cur = t;
-        self.ins(InstKind::Break, None, vec![Value::Block(m)]);
+        self.break_(m);
         self.cur = x;
-        self.ins(InstKind::Continue, None, vec![Value::Block(body)]);
+        self.continue_(body);
         self.reset(&mk);
         self.cur = m;
     }
@@ -283,23 +248,15 @@ impl Fb<'_> {
             return self.c_if();
         };
         let (d, s, p, m) = (self.block(), self.block(), self.block(), self.block());
-        self.ins(
-            InstKind::RayQueryLoop { merge: Some(m) },
-            None,
-            vec![Value::Block(d)],
-        );
+        self.ray_query_loop(d, m);
         self.cur = d;
-        self.ins(
-            InstKind::RayQueryDispatch,
-            None,
-            vec![q, Value::Block(m), Value::Block(s), Value::Block(p)],
-        );
+        self.ray_query_dispatch(q, m, s, p);
         let mk = self.mark();
         for (h, r) in [(s, 0usize), (p, 1usize)] {
             self.cur = h;
             recipes::emit_rq(self, recipes::RQ_READS + r);
             self.nested(Vec::new());
-            self.ins(InstKind::Branch, None, vec![Value::Block(d)]);
+            self.br(d);
             self.reset(&mk);
         }
         self.cur = m;
@@ -313,36 +270,24 @@ impl Fb<'_> {
         } else {
             0
         };
-        self.ins(
-            InstKind::AutodiffScope {
-                merge: Some(m),
-                forward,
-                n_forward_grads: n,
-            },
-            None,
-            vec![Value::Block(e)],
-        );
+        self.autodiff_scope(e, m, forward, n);
         let mk = self.mark();
         self.cur = e;
         let op = AutodiffIntrinsicOp::ALL[self.rng.index(AutodiffIntrinsicOp::ALL.len())];
         recipes::autodiff_intrinsic(self, op);
         self.nested(Vec::new());
-        self.ins(InstKind::Branch, None, vec![Value::Block(m)]);
+        self.br(m);
         self.reset(&mk);
         self.cur = m;
     }
 
     fn c_outline(&mut self) {
         let (t, m) = (self.block(), self.block());
-        self.ins(
-            InstKind::Outline { merge: Some(m) },
-            None,
-            vec![Value::Block(t)],
-        );
+        self.outline(t, m);
         let mk = self.mark();
         self.cur = t;
         self.nested(Vec::new());
-        self.ins(InstKind::Branch, None, vec![Value::Block(m)]);
+        self.br(m);
         self.reset(&mk);
         self.cur = m;
     }
@@ -356,39 +301,31 @@ impl Fb<'_> {
         let mut incoming = Vec::new();
         if self.rng.chance(20) {
             let t = self.block();
-            self.ins(
-                InstKind::ConditionalBranch,
-                None,
-                vec![c, Value::Block(t), Value::Block(t)],
-            );
+            self.cond_br(c, t, t);
             self.cur = t;
             self.nested(Vec::new());
             incoming.push((self.val(ty), self.cur));
-            self.ins(InstKind::Branch, None, vec![Value::Block(j)]);
+            self.br(j);
         } else {
             let (t, f) = (self.block(), self.block());
-            self.ins(
-                InstKind::ConditionalBranch,
-                None,
-                vec![c, Value::Block(t), Value::Block(f)],
-            );
+            self.cond_br(c, t, f);
             for arm in [t, f] {
                 self.cur = arm;
                 self.nested(Vec::new());
                 incoming.push((self.val(ty), self.cur));
-                self.ins(InstKind::Branch, None, vec![Value::Block(j)]);
+                self.br(j);
                 self.reset(&mk);
             }
         }
         self.reset(&mk);
         self.cur = j;
-        self.phi(ty, incoming);
+        self.pooled_phi(ty, &incoming);
     }
 
-    fn phi(&mut self, ty: xir_ir::types::Type, incoming: Vec<(Value, BlockId)>) -> Value {
-        let i = self.ins_data(InstData::phi(ty, incoming));
-        self.keep(Value::Inst(i), ty);
-        Value::Inst(i)
+    /// A phi, pooled.
+    fn pooled_phi(&mut self, ty: xir_ir::types::Type, incoming: &[(Value, BlockId)]) -> Value {
+        let v = self.phi(ty, incoming);
+        self.keep(v, ty)
     }
 
     /// A natural loop with an induction phi.
@@ -400,35 +337,24 @@ impl Fb<'_> {
         let one = self.int_const(k, 1);
         let pre = self.cur;
         let (h, l, e) = (self.block(), self.block(), self.block());
-        self.ins(InstKind::Branch, None, vec![Value::Block(h)]);
+        self.br(h);
         self.cur = h;
-        let phi = self.ins_data(InstData::phi(ty, [(init, pre)]));
+        let phi = self.phi(ty, &[(init, pre)]);
         let b = self.m.types.bool();
-        let c = self.ins(
-            InstKind::Arithmetic(ArithmeticOp::BinaryLess),
-            Some(b),
-            vec![Value::Inst(phi), bound],
-        );
-        self.ins(
-            InstKind::ConditionalBranch,
-            None,
-            vec![Value::Inst(c), Value::Block(l), Value::Block(e)],
-        );
+        let c = self.arith(ArithmeticOp::BinaryLess, b, &[phi, bound]);
+        self.cond_br(c, l, e);
         let mk = self.mark();
         self.cur = l;
-        let next = self.ins(
-            InstKind::Arithmetic(ArithmeticOp::BinaryAdd),
-            Some(ty),
-            vec![Value::Inst(phi), one],
-        );
-        self.keep(Value::Inst(phi), ty);
+        let next = self.arith(ArithmeticOp::BinaryAdd, ty, &[phi, one]);
+        self.keep(phi, ty);
         self.nested(Vec::new());
         let l_end = self.cur;
-        self.ins(InstKind::Branch, None, vec![Value::Block(h)]);
+        self.br(h);
         self.reset(&mk);
-        self.f.insts[phi].phi_push(Value::Inst(next), l_end);
+        let phi_inst = phi.as_inst().expect("a phi");
+        self.f.insts[phi_inst].phi_push(next, l_end);
         self.cur = e;
-        self.keep(Value::Inst(phi), ty);
+        self.keep(phi, ty);
     }
 
     fn c_indexed_branch(&mut self) {
@@ -456,9 +382,8 @@ impl Fb<'_> {
         let j = self.block();
         let d = self.block();
         let cases: Vec<BlockId> = (0..n).map(|_| self.block()).collect();
-        let mut ops = vec![sel, Value::Block(d)];
-        ops.extend(cases.iter().map(|b| Value::Block(*b)));
-        self.ins(InstKind::IndexedBranch { labels }, None, ops);
+        let arms: Vec<(u64, BlockId)> = labels.into_iter().zip(cases.iter().copied()).collect();
+        self.indexed_branch(sel, d, &arms);
         let ty = recipes::phi_type(self);
         let mk = self.mark();
         let mut incoming = Vec::new();
@@ -471,12 +396,12 @@ impl Fb<'_> {
                 };
             }
             incoming.push((self.val(ty), self.cur));
-            self.ins(InstKind::Branch, None, vec![Value::Block(j)]);
+            self.br(j);
             self.reset(&mk);
         }
         self.cur = j;
         if self.rng.chance(70) {
-            self.phi(ty, incoming);
+            self.pooled_phi(ty, &incoming);
         }
     }
 
@@ -486,11 +411,7 @@ impl Fb<'_> {
         let frame = self.alloca_with_store(frame_t);
         let c = self.cond();
         let (s, m) = (self.block(), self.block());
-        self.ins(
-            InstKind::If { merge: Some(m) },
-            None,
-            vec![c, Value::Block(s), Value::Block(m)],
-        );
+        self.if_(c, s, m, m);
         let token = self.rng.below(16) as u32;
         self.cur = s;
         let mut data = CoroSuspendData {
@@ -500,17 +421,15 @@ impl Fb<'_> {
             exports: Vec::new(),
             extensions: Vec::new(),
         };
-        let mut ops = Vec::new();
-        if data.has_frame {
-            ops.push(frame);
-        }
+        let suspend_frame = data.has_frame.then_some(frame);
+        let (mut exports, mut bindings) = (Vec::new(), Vec::new());
         for e in 0..self.rng.below(3) {
             let t = self
                 .m
                 .types
                 .scalar(self.rng.pick(&[ScalarKind::F32, ScalarKind::U32]));
             data.exports.push(format!("x{e}"));
-            ops.push(self.val(t));
+            exports.push(self.val(t));
         }
         if self.rng.chance(60) {
             let mut items = vec![CoroExtensionItem::Attribute {
@@ -528,7 +447,7 @@ impl Fb<'_> {
                 access: 1,
                 lifetime: 2,
             });
-            ops.push(self.sval(ScalarKind::U32));
+            bindings.push(self.sval(ScalarKind::U32));
             data.extensions.push(CoroExtension {
                 schema: "luisa.test".into(),
                 version: 1,
@@ -541,17 +460,16 @@ impl Fb<'_> {
                 items,
             });
         }
-        self.ins(InstKind::CoroSuspend(Box::new(data)), None, ops);
+        self.coro_suspend(data, suspend_frame, &exports, &bindings);
         // The resume point: nothing branches here (reached by the coroutine runtime).
         let r = self.block();
         self.cur = r;
-        let has_frame = self.rng.chance(70);
-        let rops = if has_frame { vec![frame] } else { vec![] };
-        self.ins(InstKind::CoroResume { token, has_frame }, None, rops);
+        let frame = self.rng.chance(70).then_some(frame);
+        self.coro_resume(token, frame);
         if self.rng.chance(50) {
-            self.ins(InstKind::CoroTerminate, None, vec![]);
+            self.coro_terminate();
         } else {
-            self.ins(InstKind::Branch, None, vec![Value::Block(m)]);
+            self.br(m);
         }
         self.cur = m;
     }
@@ -572,7 +490,7 @@ impl Fb<'_> {
         } else {
             String::new()
         };
-        self.ins(InstKind::Unreachable { message: msg }, None, vec![]);
+        self.unreachable(msg);
         self.cur = back;
     }
 }

@@ -29,8 +29,9 @@
 mod more;
 
 use super::Rng;
+use xir_ir::edit::{Cursor, InsertPoint, InstBuilder};
 use xir_ir::function::{ArgKind, Function, FunctionKind};
-use xir_ir::inst::{InstData, InstId, InstKind};
+use xir_ir::inst::{InstData, InstId};
 use xir_ir::module::Module;
 use xir_ir::op::{
     AllocaOp, ArithmeticOp as A, AtomicOp, BindlessAccess, CastOp, ResourceReadOp, ResourceWriteOp,
@@ -141,15 +142,15 @@ fn callable(m: &mut Module, rng: &mut Rng, cfg: &ExecConfig, callees: &[FuncId])
     let rk = g.kind_of(ret);
     g.ret = Some(rk);
     let k = g.kind_of(rt);
-    let x = g.load(Value::Arg(r), rt);
+    let x = g.load(rt, Value::Arg(r));
     g.vals.push((x, k));
     g.region();
     if !read_only {
         let v = g.pick_val(k);
-        g.ins(InstKind::Store, None, vec![Value::Arg(r), v]);
+        g.store(Value::Arg(r), v);
     }
     let out = g.pick_val(rk);
-    g.ins(InstKind::Return, None, vec![out]);
+    g.ret(Some(out));
     let f = g.f;
     m.add_function(f)
 }
@@ -175,6 +176,13 @@ struct Gen<'g> {
     ret: Option<K>,
     /// Whether nested regions may end in an early `return` (structured functions).
     early_return: bool,
+}
+
+/// Instructions go at the end of the current block.
+impl InstBuilder for Gen<'_> {
+    fn insert(&mut self, d: InstData) -> InstId {
+        Cursor::at_end(&mut self.f, self.cur).insert(d)
+    }
 }
 
 impl<'g> Gen<'g> {
@@ -205,21 +213,10 @@ impl<'g> Gen<'g> {
 
     // ---- emission ----
 
-    fn ins(&mut self, kind: InstKind, ty: Option<Type>, ops: Vec<Value>) -> InstId {
-        self.f.append_inst(self.cur, InstData::new(kind, ty, ops))
-    }
-
-    fn val_ins(&mut self, kind: InstKind, k: K, ops: Vec<Value>) -> Value {
+    /// `arith` with a result of scalar kind `k`.
+    fn arith_k(&mut self, op: A, k: K, ops: Vec<Value>) -> Value {
         let t = self.m.types.scalar(k);
-        Value::Inst(self.ins(kind, Some(t), ops))
-    }
-
-    fn arith(&mut self, op: A, k: K, ops: Vec<Value>) -> Value {
-        self.val_ins(InstKind::Arithmetic(op), k, ops)
-    }
-
-    fn load(&mut self, ptr: Value, t: Type) -> Value {
-        Value::Inst(self.ins(InstKind::Load, Some(t), vec![ptr]))
+        self.arith(op, t, &ops)
     }
 
     fn kind_of(&self, t: Type) -> K {
@@ -250,9 +247,16 @@ impl<'g> Gen<'g> {
     }
 
     /// An alloca placed at the start of the entry block (so it dominates every use).
-    fn alloca(&mut self, space: AllocaOp, t: Type) -> Value {
-        let d = InstData::new(InstKind::Alloca(space), Some(t), vec![]);
-        Value::Inst(self.f.insert_inst_at(self.entry, 0, d))
+    fn entry_alloca(&mut self, space: AllocaOp, t: Type) -> Value {
+        let at = match self.f.blocks[self.entry].insts.first() {
+            Some(&i) => InsertPoint::Before(i),
+            None => InsertPoint::End(self.entry),
+        };
+        Cursor {
+            func: &mut self.f,
+            at,
+        }
+        .alloca(space, t)
     }
 
     /// A defined value of kind `k` (pooled, or a constant).
@@ -288,9 +292,9 @@ impl<'g> Gen<'g> {
         let zero = self.konst(K::U32, 0);
         let (did, vt) = self.special(SpecialRegister::DispatchId);
         let _ = vt;
-        let i = self.arith(A::Extract, K::U32, vec![did, zero]);
+        let i = self.arith_k(A::Extract, K::U32, vec![did, zero]);
         let one = self.konst(K::U32, 1);
-        let j = self.arith(A::BinaryBitXor, K::U32, vec![i, one]);
+        let j = self.arith_k(A::BinaryBitXor, K::U32, vec![i, one]);
         self.push(i, K::U32);
         for (arg, k) in [(IN_I, K::I32), (IN_U, K::U32), (IN_F, K::F32)] {
             for idx in [i, j] {
@@ -298,11 +302,15 @@ impl<'g> Gen<'g> {
                     continue;
                 }
                 let b = self.arg(arg);
-                let v = self.val_ins(
-                    InstKind::ResourceRead(ResourceReadOp::BufferRead, BindlessAccess::default()),
-                    k,
-                    vec![b, idx],
-                );
+                let v = {
+                    let kt = self.m.types.scalar(k);
+                    self.resource_read(
+                        ResourceReadOp::BufferRead,
+                        BindlessAccess::default(),
+                        kt,
+                        &[b, idx],
+                    )
+                };
                 self.push(v, k);
             }
         }
@@ -331,21 +339,22 @@ impl<'g> Gen<'g> {
         });
         if let Some(op) = atomic {
             let three = self.konst(K::U32, 3);
-            let slot = self.arith(A::BinaryBitAnd, K::U32, vec![i, three]);
+            let slot = self.arith_k(A::BinaryBitAnd, K::U32, vec![i, three]);
             let v = self.pick_val(K::U32);
             let b = self.arg(ATOM);
-            self.val_ins(InstKind::Atomic(op), K::U32, vec![b, slot, v]);
+            let u = self.m.types.u32();
+            self.atomic(op, u, b, &[slot], &[v]);
         }
         for (arg, k) in [(OUT_I, K::I32), (OUT_U, K::U32), (OUT_F, K::F32)] {
             let v = self.result_val(k);
             let b = self.arg(arg);
-            self.ins(
-                InstKind::ResourceWrite(ResourceWriteOp::BufferWrite, BindlessAccess::default()),
-                None,
-                vec![b, i, v],
+            self.resource_write(
+                ResourceWriteOp::BufferWrite,
+                BindlessAccess::default(),
+                &[b, i, v],
             );
         }
-        self.ins(InstKind::Return, None, vec![]);
+        self.ret(None);
     }
 
     /// The value an output gets: a combination of recent values, or a local.
@@ -359,14 +368,14 @@ impl<'g> Gen<'g> {
         if !cands.is_empty() && self.rng.chance(60) {
             let p = cands[self.rng.index(cands.len())];
             let t = self.m.types.scalar(k);
-            let x = self.load(p, t);
+            let x = self.load(t, p);
             let y = self.pick_val(k);
             let op = if k == K::F32 {
                 A::BinaryAdd
             } else {
                 A::BinaryBitXor
             };
-            return self.arith(op, k, vec![x, y]);
+            return self.arith_k(op, k, vec![x, y]);
         }
         // The latest value of this kind (the most computation behind it).
         match self.vals.iter().rev().find(|(_, x)| *x == k) {
@@ -391,30 +400,26 @@ impl<'g> Gen<'g> {
             elem: u,
             len: bs as u64,
         });
-        let sh = self.alloca(AllocaOp::Shared, at);
+        let sh = self.entry_alloca(AllocaOp::Shared, at);
         let zero = self.konst(K::U32, 0);
         let (tid, _) = self.special(SpecialRegister::ThreadId);
-        let t = self.arith(A::Extract, K::U32, vec![tid, zero]);
-        let slot = Value::Inst(self.ins(InstKind::Gep, Some(u), vec![sh, t]));
+        let t = self.arith_k(A::Extract, K::U32, vec![tid, zero]);
+        let slot = self.gep(u, sh, &[t]);
         let v = self.pick_val(K::U32);
-        self.ins(InstKind::Store, None, vec![slot, v]);
-        self.ins(
-            InstKind::ThreadGroup(ThreadGroupOp::SynchronizeBlock),
-            None,
-            vec![],
-        );
+        self.store(slot, v);
+        self.thread_group(ThreadGroupOp::SynchronizeBlock, None, &[]);
         let one = self.konst(K::U32, 1);
-        let o = self.arith(A::BinaryBitXor, K::U32, vec![t, one]);
-        let oslot = Value::Inst(self.ins(InstKind::Gep, Some(u), vec![sh, o]));
-        let w = self.load(oslot, u);
+        let o = self.arith_k(A::BinaryBitXor, K::U32, vec![t, one]);
+        let oslot = self.gep(u, sh, &[o]);
+        let w = self.load(u, oslot);
         self.push(w, K::U32);
     }
 
     fn new_local(&mut self, k: K) -> Value {
         let t = self.m.types.scalar(k);
-        let p = self.alloca(AllocaOp::Local, t);
+        let p = self.entry_alloca(AllocaOp::Local, t);
         let v = self.pick_val(k);
-        self.ins(InstKind::Store, None, vec![p, v]);
+        self.store(p, v);
         self.locals.push((p, t));
         p
     }
@@ -425,12 +430,12 @@ impl<'g> Gen<'g> {
         let (i32t, u32t, f32t) = (self.m.types.i32(), self.m.types.u32(), self.m.types.f32());
         if self.rng.chance(50) {
             let at = self.m.types.intern(TypeData::Array { elem: i32t, len: 4 });
-            let p = self.alloca(AllocaOp::Local, at);
+            let p = self.entry_alloca(AllocaOp::Local, at);
             for e in 0..4 {
                 let idx = self.konst(K::U32, e);
-                let slot = Value::Inst(self.ins(InstKind::Gep, Some(i32t), vec![p, idx]));
+                let slot = self.gep(i32t, p, &[idx]);
                 let v = self.pick_val(K::I32);
-                self.ins(InstKind::Store, None, vec![slot, v]);
+                self.store(slot, v);
             }
             self.locals.push((p, at));
         } else {
@@ -438,12 +443,12 @@ impl<'g> Gen<'g> {
                 align: 4,
                 members: vec![u32t, f32t],
             });
-            let p = self.alloca(AllocaOp::Local, st);
+            let p = self.entry_alloca(AllocaOp::Local, st);
             for (e, (t, k)) in [(u32t, K::U32), (f32t, K::F32)].into_iter().enumerate() {
                 let idx = self.konst(K::U32, e as u64);
-                let slot = Value::Inst(self.ins(InstKind::Gep, Some(t), vec![p, idx]));
+                let slot = self.gep(t, p, &[idx]);
                 let v = self.pick_val(k);
-                self.ins(InstKind::Store, None, vec![slot, v]);
+                self.store(slot, v);
             }
             self.locals.push((p, st));
         }
@@ -509,11 +514,11 @@ impl<'g> Gen<'g> {
             A::BinaryAdd,
         ]);
         let v = match op {
-            A::UnaryMinus | A::UnaryBitNot => self.arith(op, k, vec![a]),
+            A::UnaryMinus | A::UnaryBitNot => self.arith_k(op, k, vec![a]),
             A::BinaryShiftLeft | A::BinaryShiftRight => {
                 let mask = self.konst(k, 31);
-                let s = self.arith(A::BinaryBitAnd, k, vec![b, mask]);
-                self.arith(op, k, vec![a, s])
+                let s = self.arith_k(A::BinaryBitAnd, k, vec![b, mask]);
+                self.arith_k(op, k, vec![a, s])
             }
             A::BinaryDiv | A::BinaryMod => {
                 let d = if self.rng.chance(30) {
@@ -523,12 +528,12 @@ impl<'g> Gen<'g> {
                 } else {
                     let m = self.konst(k, 255);
                     let one = self.konst(k, 1);
-                    let lo = self.arith(A::BinaryBitAnd, k, vec![b, m]);
-                    self.arith(A::BinaryBitOr, k, vec![lo, one])
+                    let lo = self.arith_k(A::BinaryBitAnd, k, vec![b, m]);
+                    self.arith_k(A::BinaryBitOr, k, vec![lo, one])
                 };
-                self.arith(op, k, vec![a, d])
+                self.arith_k(op, k, vec![a, d])
             }
-            _ => self.arith(op, k, vec![a, b]),
+            _ => self.arith_k(op, k, vec![a, b]),
         };
         self.push(v, k);
     }
@@ -553,7 +558,7 @@ impl<'g> Gen<'g> {
         } else {
             vec![a, b]
         };
-        self.arith(op, k, ops)
+        self.arith_k(op, k, ops)
     }
 
     /// `b` where Vulkan defines a float division by it, else 1.0: Vulkan's precision
@@ -568,11 +573,11 @@ impl<'g> Gen<'g> {
             _ => (0x0080_0000, 0x7e80_0000, 0x3f80_0000),
         };
         let (lo, hi, one) = (self.konst(k, lo), self.konst(k, hi), self.konst(k, one));
-        let mag = self.arith(A::Abs, k, vec![b]);
-        let below_hi = self.arith(A::BinaryLessEqual, K::Bool, vec![mag, hi]);
-        let above_lo = self.arith(A::BinaryGreaterEqual, K::Bool, vec![mag, lo]);
-        let d = self.arith(A::Select, k, vec![one, b, below_hi]);
-        self.arith(A::Select, k, vec![one, d, above_lo])
+        let mag = self.arith_k(A::Abs, k, vec![b]);
+        let below_hi = self.arith_k(A::BinaryLessEqual, K::Bool, vec![mag, hi]);
+        let above_lo = self.arith_k(A::BinaryGreaterEqual, K::Bool, vec![mag, lo]);
+        let d = self.arith_k(A::Select, k, vec![one, b, below_hi]);
+        self.arith_k(A::Select, k, vec![one, d, above_lo])
     }
 
     fn cast_stmt(&mut self) {
@@ -585,7 +590,7 @@ impl<'g> Gen<'g> {
         } else {
             CastOp::StaticCast
         };
-        let r = Value::Inst(self.ins(InstKind::Cast(op), Some(t), vec![v]));
+        let r = self.cast(op, t, v);
         self.push(r, to);
     }
 
@@ -600,7 +605,7 @@ impl<'g> Gen<'g> {
             A::BinaryEqual,
             A::BinaryNotEqual,
         ]);
-        self.arith(op, K::Bool, vec![a, b])
+        self.arith_k(op, K::Bool, vec![a, b])
     }
 
     fn select_stmt(&mut self) {
@@ -608,7 +613,7 @@ impl<'g> Gen<'g> {
         let k = self.any_kind();
         let a = self.pick_val(k);
         let b = self.pick_val(k);
-        let v = self.arith(A::Select, k, vec![a, b, c]);
+        let v = self.arith_k(A::Select, k, vec![a, b, c]);
         self.push(v, k);
     }
 
@@ -623,30 +628,24 @@ impl<'g> Gen<'g> {
             TypeData::Array { elem, len } => {
                 let x = self.pick_val(K::U32);
                 let m = self.konst(K::U32, len - 1);
-                let idx = self.arith(A::BinaryBitAnd, K::U32, vec![x, m]);
-                (
-                    Value::Inst(self.ins(InstKind::Gep, Some(elem), vec![p, idx])),
-                    elem,
-                )
+                let idx = self.arith_k(A::BinaryBitAnd, K::U32, vec![x, m]);
+                (self.gep(elem, p, &[idx]), elem)
             }
             TypeData::Struct { members, .. } => {
                 let e = self.rng.index(members.len());
                 let idx = self.konst(K::U32, e as u64);
                 let et = members[e];
-                (
-                    Value::Inst(self.ins(InstKind::Gep, Some(et), vec![p, idx])),
-                    et,
-                )
+                (self.gep(et, p, &[idx]), et)
             }
             _ => (p, t),
         };
         let k = self.kind_of(et);
         if self.rng.chance(50) {
-            let v = self.load(slot, et);
+            let v = self.load(et, slot);
             self.push(v, k);
         } else {
             let v = self.pick_val(k);
-            self.ins(InstKind::Store, None, vec![slot, v]);
+            self.store(slot, v);
         }
     }
 
@@ -686,11 +685,11 @@ impl<'g> Gen<'g> {
             let idx = if dynamic {
                 let x = self.pick_val(K::U32);
                 let m = self.konst(K::U32, n - 1);
-                self.arith(A::BinaryBitAnd, K::U32, vec![x, m])
+                self.arith_k(A::BinaryBitAnd, K::U32, vec![x, m])
             } else {
                 self.konst(K::U32, n)
             };
-            Value::Inst(self.ins(InstKind::Gep, Some(rt), vec![p, idx]))
+            self.gep(rt, p, &[idx])
         } else if !existing.is_empty() && self.rng.chance(70) {
             existing[self.rng.index(existing.len())]
         } else {
@@ -698,7 +697,7 @@ impl<'g> Gen<'g> {
         };
         let a = self.pick_val(K::I32);
         let b = self.pick_val(K::F32);
-        let v = Value::Inst(self.ins(InstKind::Call, ret, vec![Value::Func(callee), a, r, b]));
+        let v = Value::Inst(self.call(ret, callee, &[a, r, b]));
         if let Some(t) = ret {
             let k = self.kind_of(t);
             self.push(v, k);
@@ -728,26 +727,23 @@ impl<'g> Gen<'g> {
     fn leave(&mut self, to: BlockId) {
         // An early return inside a construct (`early-return-elimination`'s input).
         if self.early_return && self.rng.chance(5) {
-            let ops = match self.ret {
-                Some(k) => vec![self.pick_val(k)],
-                None => vec![],
-            };
-            self.ins(InstKind::Return, None, ops);
+            let v = self.ret.map(|k| self.pick_val(k));
+            self.ret(v);
             return;
         }
         if let Some(&(brk, cont)) = self.loops.last() {
             if self.rng.chance(12) {
-                self.ins(InstKind::Break, None, vec![Value::Block(brk)]);
+                self.break_(brk);
                 return;
             }
             if let Some(c) = cont
                 && self.rng.chance(10)
             {
-                self.ins(InstKind::Continue, None, vec![Value::Block(c)]);
+                self.continue_(c);
                 return;
             }
         }
-        self.ins(InstKind::Branch, None, vec![Value::Block(to)]);
+        self.br(to);
     }
 
     fn c_if(&mut self) {
@@ -759,11 +755,7 @@ impl<'g> Gen<'g> {
         } else {
             self.f.create_block()
         };
-        self.ins(
-            InstKind::If { merge: Some(m) },
-            None,
-            vec![c, Value::Block(t), Value::Block(e)],
-        );
+        self.if_(c, t, e, m);
         let mk = self.mark();
         for arm in [t, e] {
             if arm == m {
@@ -781,22 +773,14 @@ impl<'g> Gen<'g> {
         let k = self.int_kind();
         let x = self.pick_val(k);
         let three = self.konst(k, 3);
-        let sel = self.arith(A::BinaryBitAnd, k, vec![x, three]);
+        let sel = self.arith_k(A::BinaryBitAnd, k, vec![x, three]);
         let n = 1 + self.rng.below(3);
         let labels: Vec<u64> = (0..n).collect();
         let m = self.f.create_block();
         let d = self.f.create_block();
         let cases: Vec<BlockId> = (0..n).map(|_| self.f.create_block()).collect();
-        let mut ops = vec![sel, Value::Block(d)];
-        ops.extend(cases.iter().map(|b| Value::Block(*b)));
-        self.ins(
-            InstKind::Switch {
-                labels,
-                merge: Some(m),
-            },
-            None,
-            ops,
-        );
+        let arms: Vec<(u64, BlockId)> = labels.into_iter().zip(cases.iter().copied()).collect();
+        self.switch(sel, d, &arms, m);
         let mk = self.mark();
         // `break` in a switch leaves the switch; `continue` still targets the loop.
         let cont = self.loops.last().and_then(|s| s.1);
@@ -814,26 +798,26 @@ impl<'g> Gen<'g> {
     /// A fresh loop counter (stored 0 here) and its bound (`x & 7` or a constant < 8).
     fn counter(&mut self) -> (Value, Value) {
         let u = self.m.types.u32();
-        let k = self.alloca(AllocaOp::Local, u);
+        let k = self.entry_alloca(AllocaOp::Local, u);
         let zero = self.konst(K::U32, 0);
-        self.ins(InstKind::Store, None, vec![k, zero]);
+        self.store(k, zero);
         let bound = if self.rng.chance(40) {
             let c = self.rng.below(6);
             self.konst(K::U32, c)
         } else {
             let x = self.pick_val(K::U32);
             let seven = self.konst(K::U32, 7);
-            self.arith(A::BinaryBitAnd, K::U32, vec![x, seven])
+            self.arith_k(A::BinaryBitAnd, K::U32, vec![x, seven])
         };
         (k, bound)
     }
 
     fn increment(&mut self, k: Value) -> Value {
         let u = self.m.types.u32();
-        let kv = self.load(k, u);
+        let kv = self.load(u, k);
         let one = self.konst(K::U32, 1);
-        let k1 = self.arith(A::BinaryAdd, K::U32, vec![kv, one]);
-        self.ins(InstKind::Store, None, vec![k, k1]);
+        let k1 = self.arith_k(A::BinaryAdd, K::U32, vec![kv, one]);
+        self.store(k, k1);
         k1
     }
 
@@ -846,25 +830,13 @@ impl<'g> Gen<'g> {
             self.f.create_block(),
             self.f.create_block(),
         );
-        self.ins(
-            InstKind::Loop {
-                body: Some(body),
-                update: Some(u),
-                merge: Some(m),
-            },
-            None,
-            vec![Value::Block(p)],
-        );
+        self.loop_(p, body, u, Some(m));
         let mk = self.mark();
         self.cur = p;
         let ut = self.m.types.u32();
-        let kv = self.load(k, ut);
-        let more = self.arith(A::BinaryLess, K::Bool, vec![kv, bound]);
-        self.ins(
-            InstKind::ConditionalBranch,
-            None,
-            vec![more, Value::Block(body), Value::Block(m)],
-        );
+        let kv = self.load(ut, k);
+        let more = self.arith_k(A::BinaryLess, K::Bool, vec![kv, bound]);
+        self.cond_br(more, body, m);
         self.cur = body;
         self.push(kv, K::U32);
         self.loops.push((m, Some(u)));
@@ -874,7 +846,7 @@ impl<'g> Gen<'g> {
         self.reset(mk);
         self.cur = u;
         self.increment(k);
-        self.ins(InstKind::Branch, None, vec![Value::Block(p)]);
+        self.br(p);
         self.cur = m;
     }
 
@@ -882,11 +854,7 @@ impl<'g> Gen<'g> {
     fn c_simple_loop(&mut self) {
         let (k, bound) = self.counter();
         let (body, m) = (self.f.create_block(), self.f.create_block());
-        self.ins(
-            InstKind::SimpleLoop { merge: Some(m) },
-            None,
-            vec![Value::Block(body)],
-        );
+        self.simple_loop(body, m);
         let mk = self.mark();
         self.cur = body;
         // No `continue` inside: it would skip the increment at the end of the body.
@@ -894,17 +862,13 @@ impl<'g> Gen<'g> {
         self.nested();
         self.loops.pop();
         let k1 = self.increment(k);
-        let done = self.arith(A::BinaryGreaterEqual, K::Bool, vec![k1, bound]);
+        let done = self.arith_k(A::BinaryGreaterEqual, K::Bool, vec![k1, bound]);
         let (t, x) = (self.f.create_block(), self.f.create_block());
-        self.ins(
-            InstKind::If { merge: Some(x) },
-            None,
-            vec![done, Value::Block(t), Value::Block(x)],
-        );
+        self.if_(done, t, x, x);
         self.cur = t;
-        self.ins(InstKind::Break, None, vec![Value::Block(m)]);
+        self.break_(m);
         self.cur = x;
-        self.ins(InstKind::Continue, None, vec![Value::Block(body)]);
+        self.continue_(body);
         self.reset(mk);
         self.cur = m;
     }

@@ -5,7 +5,7 @@ use super::control::Construct;
 use super::{Env, Rng, recipes};
 use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::function::{ArgKind, Function};
-use xir_ir::inst::{InstData, InstId, InstKind};
+use xir_ir::inst::{InstData, InstId};
 use xir_ir::metadata::{CurveBasis, CurveBasisSet, Metadata, MetadataKind, SpillKind, StridedMma};
 use xir_ir::module::Module;
 use xir_ir::types::{ScalarKind, Type, TypeData};
@@ -78,6 +78,22 @@ pub(crate) fn metadata_of(k: MetadataKind, rng: &mut Rng) -> Metadata {
     }
 }
 
+/// Instructions go at the end of the current block, some with a random name, location
+/// or comment.
+impl InstBuilder for Fb<'_> {
+    fn insert(&mut self, mut d: InstData) -> InstId {
+        if self.rng.chance(4) {
+            let k = self.rng.pick(&[
+                MetadataKind::Name,
+                MetadataKind::Location,
+                MetadataKind::Comment,
+            ]);
+            d.metadata.push(metadata_of(k, self.rng));
+        }
+        Cursor::at_end(&mut self.f, self.cur).insert(d)
+    }
+}
+
 impl<'g> Fb<'g> {
     /// A builder for `f` with a fresh body block.
     pub fn new(m: &'g mut Module, rng: &'g mut Rng, env: &'g Env, mut f: Function) -> Self {
@@ -137,36 +153,12 @@ impl<'g> Fb<'g> {
 
     // ---- emission ----
 
-    /// Appends an instruction to the current block.
-    pub fn ins(&mut self, kind: InstKind, ty: Option<Type>, ops: Vec<Value>) -> InstId {
-        self.ins_data(InstData::new(kind, ty, ops))
-    }
-
-    /// Appends `d` at the cursor (sometimes with a name, location or comment).
-    pub fn ins_data(&mut self, mut d: InstData) -> InstId {
-        if self.rng.chance(4) {
-            let k = self.rng.pick(&[
-                MetadataKind::Name,
-                MetadataKind::Location,
-                MetadataKind::Comment,
-            ]);
-            d.metadata.push(metadata_of(k, self.rng));
-        }
-        Cursor::at_end(&mut self.f, self.cur).insert(d)
-    }
-
-    /// Appends a value-producing instruction and pools its result when it is data.
-    pub fn val_ins(&mut self, kind: InstKind, ty: Type, ops: Vec<Value>) -> Value {
-        let i = self.ins(kind, Some(ty), ops);
-        self.keep(Value::Inst(i), ty);
-        Value::Inst(i)
-    }
-
-    /// Pools `v` if it is a data value.
-    pub fn keep(&mut self, v: Value, t: Type) {
+    /// Pools `v` if it is a data value; returns it.
+    pub fn keep(&mut self, v: Value, t: Type) -> Value {
         if !self.m.types.is_custom(t) && !self.m.types.is_resource(t) {
             self.vals.push((v, t));
         }
+        v
     }
 
     /// Starts a new block (not yet reachable from anything).
@@ -337,7 +329,7 @@ impl<'g> Fb<'g> {
         let r = self.rng.index(recipes::RQ_COUNT);
         recipes::emit_rq(self, r);
         self.region();
-        self.ins(InstKind::Return, None, vec![]);
+        self.ret(None);
     }
 
     /// A raster stage body; fragments may discard.
@@ -350,13 +342,9 @@ impl<'g> Fb<'g> {
                 let c = self.sval(ScalarKind::Bool);
                 let t = self.block();
                 let e = self.block();
-                self.ins(
-                    InstKind::ConditionalBranch,
-                    None,
-                    vec![c, Value::Block(t), Value::Block(e)],
-                );
+                self.cond_br(c, t, e);
                 self.cur = t;
-                self.ins(InstKind::RasterDiscard, None, vec![]);
+                self.raster_discard();
                 self.cur = e;
             }
         }
@@ -385,20 +373,18 @@ impl<'g> Fb<'g> {
 
     /// `alloca` of `t` (local), initialised with a store, pooled as an lvalue.
     pub fn alloca_with_store(&mut self, t: Type) -> Value {
-        let a = self.ins(
-            InstKind::Alloca(xir_ir::op::AllocaOp::Local),
-            Some(t),
-            vec![],
-        );
-        if self.rng.chance(5) {
-            self.f.insts[a]
+        let a = self.alloca(xir_ir::op::AllocaOp::Local, t);
+        if self.rng.chance(5)
+            && let Value::Inst(i) = a
+        {
+            self.f.insts[i]
                 .metadata
                 .push(Metadata::Reg2MemSpill(SpillKind::CrossBlock));
         }
         let v = self.val(t);
-        self.ins(InstKind::Store, None, vec![Value::Inst(a), v]);
-        self.lvals.push((Value::Inst(a), t));
-        Value::Inst(a)
+        self.store(a, v);
+        self.lvals.push((a, t));
+        a
     }
 
     fn kernel_prologue(&mut self) {
@@ -431,14 +417,11 @@ impl<'g> Fb<'g> {
             } else {
                 String::new()
             };
-            self.ins(InstKind::Unreachable { message: msg }, None, vec![]);
+            self.unreachable(msg);
         } else {
             let ret = self.f.ret;
-            let ops = match ret {
-                Some(t) => vec![self.val(t)],
-                None => vec![],
-            };
-            self.ins(InstKind::Return, None, ops);
+            let v = ret.map(|t| self.val(t));
+            self.ret(v);
         }
         if self.rng.chance(20) {
             // A block nothing branches to (unreachable by traversal).
@@ -447,13 +430,7 @@ impl<'g> Fb<'g> {
             self.vals.retain(|(v, _)| !matches!(v, Value::Inst(_)));
             self.lvals.retain(|(v, _)| !matches!(v, Value::Inst(_)));
             recipes::emit_simple(self, 0);
-            self.ins(
-                InstKind::Unreachable {
-                    message: "orphan".into(),
-                },
-                None,
-                vec![],
-            );
+            self.unreachable("orphan");
         }
     }
 }

@@ -2,8 +2,8 @@
 //! and the plain-CFG generator build through (instructions go through the one builder,
 //! [`xir_ir::edit::InstBuilder`], at a [`Cursor`]).
 
-use xir_ir::edit::{Cursor, InstBuilder};
-use xir_ir::inst::{InstData, InstId, InstKind};
+use xir_ir::edit::Cursor;
+use xir_ir::inst::{InstData, InstKind};
 use xir_ir::{BlockId, FuncId, Function, FunctionKind, Metadata, Module, Type, Value};
 
 /// A module with one function under construction.
@@ -34,9 +34,6 @@ impl T {
     }
     pub fn arg(&mut self, ty: Type) -> Value {
         Value::Arg(self.func().add_arg(xir_ir::ArgKind::Value, ty))
-    }
-    pub fn ins(&mut self, b: BlockId, kind: InstKind, ty: Option<Type>, ops: &[Value]) -> InstId {
-        self.at(b).ins(kind, ty, ops.iter().copied())
     }
     pub fn i32(&mut self) -> Type {
         self.m.types.i32()

@@ -84,42 +84,19 @@ pub fn generate_plain_cfg_module(seed: u64) -> Module {
             }
             Term::Indexed(constant, x, y) => {
                 let sel = if constant { t.ci32(1) } else { args[1] };
-                t.ins(
-                    b,
-                    InstKind::IndexedBranch { labels: vec![0, 1] },
-                    None,
-                    &[
-                        sel,
-                        Value::Block(blocks[x]),
-                        Value::Block(blocks[y]),
-                        Value::Block(blocks[y]),
-                    ],
-                );
+                t.at(b)
+                    .indexed_branch(sel, blocks[x], &[(0, blocks[y]), (1, blocks[y])]);
             }
             Term::If(th, el, m) => {
                 let (th, el, m) = (extra[th], extra[el], extra[m]);
-                t.ins(
-                    b,
-                    InstKind::If { merge: Some(m) },
-                    None,
-                    &[flag, Value::Block(th), Value::Block(el)],
-                );
+                t.at(b).if_(flag, th, el, m);
                 t.at(th).br(m);
                 t.at(el).br(m);
                 t.at(m).ret(Some(args[1]));
             }
             Term::Loop(k) => {
                 let (prep, body, upd, merge) = (extra[k], extra[k + 1], extra[k + 2], extra[k + 3]);
-                t.ins(
-                    b,
-                    InstKind::Loop {
-                        body: Some(body),
-                        update: Some(upd),
-                        merge: Some(merge),
-                    },
-                    None,
-                    &[Value::Block(prep)],
-                );
+                t.at(b).loop_(prep, body, upd, Some(merge));
                 let c = match rng.index(3) {
                     0 => t.cbool(false),
                     1 => t.cbool(true),
@@ -127,9 +104,9 @@ pub fn generate_plain_cfg_module(seed: u64) -> Module {
                 };
                 t.at(prep).cond_br(c, body, merge);
                 if rng.chance(30) {
-                    t.ins(body, InstKind::Break, None, &[Value::Block(merge)]);
+                    t.at(body).break_(merge);
                 } else {
-                    t.ins(body, InstKind::Continue, None, &[Value::Block(upd)]);
+                    t.at(body).continue_(upd);
                 }
                 t.at(upd).br(prep);
                 if rng.chance(50) {
@@ -141,17 +118,9 @@ pub fn generate_plain_cfg_module(seed: u64) -> Module {
             Term::Switch(k) => {
                 let (c0, d, merge) = (extra[k], extra[k + 1], extra[k + 2]);
                 let sel = if rng.chance(40) { t.ci32(0) } else { args[1] };
-                t.ins(
-                    b,
-                    InstKind::Switch {
-                        labels: vec![0],
-                        merge: Some(merge),
-                    },
-                    None,
-                    &[sel, Value::Block(d), Value::Block(c0)],
-                );
-                t.ins(c0, InstKind::Break, None, &[Value::Block(merge)]);
-                t.ins(d, InstKind::Break, None, &[Value::Block(merge)]);
+                t.at(b).switch(sel, d, &[(0, c0)], merge);
+                t.at(c0).break_(merge);
+                t.at(d).break_(merge);
                 t.at(merge).ret(Some(args[0]));
             }
         }

@@ -8,8 +8,9 @@
 use super::arith_recipes::{arith, step_into, vals};
 use super::fb::Fb;
 use super::resources;
+use xir_ir::edit::InstBuilder;
 use xir_ir::function::ArgKind;
-use xir_ir::inst::InstKind;
+
 use xir_ir::op::{
     AllocaOp, ArithmeticOp as A, AtomicOp, AutodiffIntrinsicOp as D, CastOp, ResourceQueryOp,
     ResourceReadOp, ResourceWriteOp, ThreadGroupOp as G,
@@ -262,10 +263,11 @@ pub(crate) fn thread_group(fb: &mut Fb<'_>, op: G) {
     };
     match ty {
         Some(t) => {
-            fb.val_ins(InstKind::ThreadGroup(op), t, ops);
+            let v = Value::Inst(fb.thread_group(op, Some(t), &ops));
+            fb.keep(v, t);
         }
         None => {
-            fb.ins(InstKind::ThreadGroup(op), None, ops);
+            fb.thread_group(op, None, &ops);
         }
     }
 }
@@ -317,7 +319,8 @@ fn cast(fb: &mut Fb<'_>, op: CastOp) {
         },
     };
     let v = fb.val(from);
-    fb.val_ins(InstKind::Cast(op), to, vec![v]);
+    let v = fb.cast(op, to, v);
+    fb.keep(v, to);
 }
 
 fn misc(fb: &mut Fb<'_>, k: usize) {
@@ -335,11 +338,12 @@ fn misc(fb: &mut Fb<'_>, k: usize) {
             } else {
                 "x = {}".to_string()
             };
-            fb.ins(InstKind::Print { format }, None, ops);
+            fb.print(format, &ops);
         }
         2 => {
             let t = fb.m.types.u64();
-            fb.val_ins(InstKind::Clock, t, vec![]);
+            let v = fb.clock(t);
+            fb.keep(v, t);
         }
         3 => {
             let c = fb.sval(K::Bool);
@@ -348,12 +352,11 @@ fn misc(fb: &mut Fb<'_>, k: usize) {
             } else {
                 String::new()
             };
-            let kind = if fb.rng.chance(50) {
-                InstKind::Assert { message }
+            if fb.rng.chance(50) {
+                fb.assert(c, message);
             } else {
-                InstKind::Assume { message }
-            };
-            fb.ins(kind, None, vec![c]);
+                fb.assume(c, message);
+            }
         }
         4 => {
             let callback = fb.rng.chance(30).then_some(0xdead_beef);
@@ -362,7 +365,7 @@ fn misc(fb: &mut Fb<'_>, k: usize) {
             } else {
                 vec![]
             };
-            fb.ins(InstKind::DebugBreak { callback }, None, ops);
+            fb.debug_break(callback, &ops);
         }
         5 => call_some(fb),
         6 => exotic_alloca(fb),
@@ -373,11 +376,13 @@ fn misc(fb: &mut Fb<'_>, k: usize) {
             if let TypeData::Vector { elem, .. } = fb.m.types.get(t).clone() {
                 let c = fb.rng.below(3);
                 let i = fb.int_const(K::U32, c);
-                fb.val_ins(InstKind::Arithmetic(A::Extract), elem, vec![v, i]);
+                let v = fb.arith(A::Extract, elem, &[v, i]);
+                fb.keep(v, elem);
             } else {
                 let o = fb.val(t);
                 let b = fb.m.types.bool();
-                fb.val_ins(InstKind::Arithmetic(A::BinaryEqual), b, vec![v, o]);
+                let v = fb.arith(A::BinaryEqual, b, &[v, o]);
+                fb.keep(v, b);
             }
         }
     }
@@ -396,16 +401,16 @@ fn memory(fb: &mut Fb<'_>) {
         let Some((e, i)) = step_into(fb, t) else {
             break;
         };
-        let g = fb.ins(InstKind::Gep, Some(e), vec![ptr, i]);
-        ptr = Value::Inst(g);
+        ptr = fb.gep(e, ptr, &[i]);
         t = e;
         fb.lvals.push((ptr, t));
     }
     if fb.rng.chance(50) {
-        fb.val_ins(InstKind::Load, t, vec![ptr]);
+        let v = fb.load(t, ptr);
+        fb.keep(v, t);
     } else {
         let v = fb.val(t);
-        fb.ins(InstKind::Store, None, vec![ptr, v]);
+        fb.store(ptr, v);
     }
 }
 
@@ -425,7 +430,7 @@ fn exotic_alloca(fb: &mut Fb<'_>) {
         2 => fb.m.types.intern(TypeData::CoopVector { elem: f, len: 8 }),
         _ => super::custom(fb.m, "LC_RayQueryAny"),
     };
-    fb.ins(InstKind::Alloca(AllocaOp::Local), Some(t), vec![]);
+    fb.alloca(AllocaOp::Local, t);
 }
 
 /// Calls a random callee whose arguments can be supplied here.
@@ -441,7 +446,7 @@ pub(crate) fn call_some(fb: &mut Fb<'_>) {
         .iter()
         .map(|a| (callee.args[*a].kind, callee.args[*a].ty))
         .collect();
-    let mut ops = vec![Value::Func(g)];
+    let mut args = Vec::new();
     for (kind, t) in formals {
         let v = match kind {
             ArgKind::Value => fb.val(t),
@@ -463,15 +468,11 @@ pub(crate) fn call_some(fb: &mut Fb<'_>) {
                 None => return,
             },
         };
-        ops.push(v);
+        args.push(v);
     }
-    match ret {
-        Some(t) => {
-            fb.val_ins(InstKind::Call, t, ops);
-        }
-        None => {
-            fb.ins(InstKind::Call, None, ops);
-        }
+    let i = fb.call(ret, g, &args);
+    if let Some(t) = ret {
+        fb.keep(Value::Inst(i), t);
     }
 }
 
@@ -489,10 +490,11 @@ pub(crate) fn autodiff_intrinsic(fb: &mut Fb<'_>, op: D) {
     };
     match ty {
         Some(t) => {
-            fb.val_ins(InstKind::AutodiffIntrinsic(op), t, ops);
+            let v = Value::Inst(fb.autodiff_intrinsic(op, Some(t), &ops));
+            fb.keep(v, t);
         }
         None => {
-            fb.ins(InstKind::AutodiffIntrinsic(op), None, ops);
+            fb.autodiff_intrinsic(op, None, &ops);
         }
     }
 }

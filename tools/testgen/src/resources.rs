@@ -5,8 +5,9 @@
 use super::fb::Fb;
 use super::recipes::{mat, sv};
 use super::{custom, vec_ty};
+use xir_ir::edit::InstBuilder;
 use xir_ir::function::{ArgKind, Function};
-use xir_ir::inst::InstKind;
+
 use xir_ir::metadata::{CurveBasis, CurveBasisSet, Metadata};
 use xir_ir::module::Module;
 use xir_ir::op::{
@@ -108,19 +109,21 @@ pub(crate) fn make_ray_query(fb: &mut Fb<'_>) {
     let rt = ray_t(fb.m);
     let ray = fb.val(rt);
     let mask = fb.sval(K::U32);
-    let r = fb.ins(
-        InstKind::ResourceQuery(Q::RayTracingQueryAll, BindlessAccess::default()),
-        Some(q),
-        vec![accel, ray, mask],
+    let r = fb.resource_query(
+        Q::RayTracingQueryAll,
+        BindlessAccess::default(),
+        q,
+        &[accel, ray, mask],
     );
     if fb.rng.chance(30) {
         let mut s = CurveBasisSet::default();
         s.insert(CurveBasis::CubicBspline);
-        fb.f.insts[r].metadata.push(Metadata::CurveBasis(s));
+        let i = r.as_inst().expect("an instruction");
+        fb.f.insts[i].metadata.push(Metadata::CurveBasis(s));
     }
-    let a = fb.ins(InstKind::Alloca(AllocaOp::Local), Some(q), vec![]);
-    fb.ins(InstKind::Store, None, vec![Value::Inst(a), Value::Inst(r)]);
-    fb.rq = Some(Value::Inst(a));
+    let a = fb.alloca(AllocaOp::Local, q);
+    fb.store(a, r);
+    fb.rq = Some(a);
 }
 
 fn int(fb: &mut Fb<'_>) -> Value {
@@ -277,7 +280,8 @@ pub(crate) fn query(fb: &mut Fb<'_>, op: Q) {
         }
     };
     let acc = access(fb, op.is_bindless());
-    fb.val_ins(InstKind::ResourceQuery(op, acc), ty, ops);
+    let v = fb.resource_query(op, acc, ty, &ops);
+    fb.keep(v, ty);
 }
 
 /// A well-typed `resource_read op`.
@@ -376,14 +380,15 @@ pub(crate) fn read(fb: &mut Fb<'_>, op: R) {
         _ => return read(fb, R::CooperativeVectorLoad),
     };
     let acc = access(fb, op.is_bindless());
-    fb.val_ins(InstKind::ResourceRead(op, acc), ty, ops);
+    let v = fb.resource_read(op, acc, ty, &ops);
+    fb.keep(v, ty);
 }
 
 /// A shared `array<k, len>` alloca (an lvalue).
 fn shared_array(fb: &mut Fb<'_>, k: K, len: u64) -> Value {
     let e = fb.m.types.scalar(k);
     let t = fb.m.types.intern(TypeData::Array { elem: e, len });
-    Value::Inst(fb.ins(InstKind::Alloca(AllocaOp::Shared), Some(t), vec![]))
+    fb.alloca(AllocaOp::Shared, t)
 }
 
 /// A well-typed `resource_write op`.
@@ -463,7 +468,7 @@ pub(crate) fn write(fb: &mut Fb<'_>, op: W) {
         }
     };
     let acc = access(fb, op.is_bindless());
-    fb.ins(InstKind::ResourceWrite(op, acc), None, ops);
+    fb.resource_write(op, acc, &ops);
 }
 
 /// A well-typed atomic on a buffer element, a struct member in a buffer, or a shared array.
@@ -494,13 +499,12 @@ pub(crate) fn atomic(fb: &mut Fb<'_>, op: AtomicOp) {
     };
     let Some(base) = base else { return };
     idx.insert(0, int(fb));
-    let mut ops = vec![base];
-    ops.extend(idx);
-    ops.push(fb.val(t));
+    let mut values = vec![fb.val(t)];
     if op == AtomicOp::CompareExchange {
-        ops.push(fb.val(t));
+        values.push(fb.val(t));
     }
-    fb.val_ins(InstKind::Atomic(op), t, ops);
+    let v = fb.atomic(op, t, base, &idx, &values);
+    fb.keep(v, t);
 }
 
 /// A well-typed `ray_query_object_read`.
@@ -519,17 +523,15 @@ pub(crate) fn rq_read(fb: &mut Fb<'_>, op: O) {
         O::CommittedHit => hit_t(fb.m, true),
         _ => fb.m.types.bool(),
     };
-    fb.val_ins(InstKind::RayQueryObjectRead(op), t, vec![q]);
+    let v = fb.ray_query_object_read(op, t, q);
+    fb.keep(v, t);
 }
 
 /// A well-typed `ray_query_object_write`.
 pub(crate) fn rq_write(fb: &mut Fb<'_>, op: OW) {
     let Some(q) = fb.rq else { return };
-    let mut ops = vec![q];
-    if op == OW::CommitProcedural {
-        ops.push(fb.sval(K::F32));
-    }
-    fb.ins(InstKind::RayQueryObjectWrite(op), None, ops);
+    let distance = (op == OW::CommitProcedural).then(|| fb.sval(K::F32));
+    fb.ray_query_object_write(op, q, distance);
 }
 
 /// `ray_query_pipeline %q, %surface, %procedural, captures…`.
@@ -537,9 +539,6 @@ pub(crate) fn pipeline(fb: &mut Fb<'_>) {
     let (Some(q), Some((s, p, caps))) = (fb.rq, fb.env.rq_handlers.clone()) else {
         return;
     };
-    let mut ops = vec![q, Value::Func(s), Value::Func(p)];
-    for t in caps {
-        ops.push(fb.val(t));
-    }
-    fb.ins(InstKind::RayQueryPipeline, None, ops);
+    let captures: Vec<Value> = caps.into_iter().map(|t| fb.val(t)).collect();
+    fb.ray_query_pipeline(q, s, p, &captures);
 }

@@ -9,6 +9,7 @@
 use super::arith_recipes::arith;
 use super::fb::Fb;
 use super::{Env, GenConfig, Rng};
+use xir_ir::edit::InstBuilder;
 use xir_ir::function::{Function, FunctionKind};
 use xir_ir::inst::{InstId, InstKind};
 use xir_ir::module::Module;
@@ -41,7 +42,7 @@ fn instance(op: ArithmeticOp, seed: u64) -> Option<(Module, FuncId, InstId)> {
         Function::new(FunctionKind::Callable, None),
     );
     arith(&mut b, op);
-    b.ins(InstKind::Return, None, Vec::new());
+    b.ret(None);
     let f = b.finish();
     let i = f
         .placed_insts()

@@ -221,7 +221,7 @@ fn edit_function(m: &mut Module, f: FuncId, rng: &mut Rng, n: &mut Counts) {
                     }
                     let br = rw.terminator(detour).unwrap();
                     rw.remove(br);
-                    rw.at(InsertPoint::End(detour)).unreachable();
+                    rw.at(InsertPoint::End(detour)).unreachable("");
                     n.redirect_edge += 1;
                     check(&mut rw, &mut shadow, f, "redirect_edge (back)");
                 }

@@ -24,6 +24,10 @@ pub const KNOWN_FEATURES: &[&str] = &[
     "shader_float64_atomic_add",
     "shader_float32_atomic_min_max",
     "shader_float64_atomic_min_max",
+    "signed_zero_inf_nan_preserve",
+    "denorm_preserve_float16",
+    "denorm_preserve_float32",
+    "denorm_preserve_float64",
 ];
 
 /// What a physical device reports (queried once per device).
@@ -38,6 +42,8 @@ pub struct Reported {
     pub subgroup_stages: vk::ShaderStageFlags,
     /// shaderSignedZeroInfNanPreserveFloat16/32/64 (Vulkan 1.2 float controls).
     pub signed_zero_inf_nan: [bool; 3],
+    /// shaderDenormPreserveFloat16/32/64 (Vulkan 1.2 float controls).
+    pub denorm_preserve: [bool; 3],
 }
 
 /// `signed_zero_inf_nan_preserve` for the float widths of `features` (f32 always).
@@ -92,6 +98,15 @@ pub fn require(name: &str, dev: &Reported, en: &mut Enable) -> Result<(), String
     match name {
         // A property, checked by `require_float_controls`; nothing to enable.
         "signed_zero_inf_nan_preserve" => {}
+        // Properties: nothing to enable. The denormal modes of different widths need no
+        // independence check (denormBehaviorIndependence): the backend declares the same
+        // mode, DenormPreserve, for every width it declares one for.
+        "denorm_preserve_float16" if dev.denorm_preserve[0] => {}
+        "denorm_preserve_float32" if dev.denorm_preserve[1] => {}
+        "denorm_preserve_float64" if dev.denorm_preserve[2] => {}
+        "denorm_preserve_float16" => return lacks("shaderDenormPreserveFloat16"),
+        "denorm_preserve_float32" => return lacks("shaderDenormPreserveFloat32"),
+        "denorm_preserve_float64" => return lacks("shaderDenormPreserveFloat64"),
         "shader_float64" if on(dev.core.shader_float64) => en.core.shader_float64 = vk::TRUE,
         "shader_float64" => return lacks("shaderFloat64"),
         "shader_int64" if on(dev.core.shader_int64) => en.core.shader_int64 = vk::TRUE,

@@ -130,20 +130,29 @@ pub struct DeviceInfo {
     pub driver_version: String,
     /// The subgroup size the pipeline runs with.
     pub subgroup_size: u32,
+    /// Float controls the device reports, e.g. `denormPreserve f16 f64,
+    /// denormFlushToZero f32` (empty when unknown).
+    pub float_controls: String,
 }
 
 impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "device {}: {} ({}), Vulkan {}, driver {} (version {}), subgroup size {}",
+            "device {}: {} ({}), Vulkan {}, driver {} (version {}), subgroup size {}{}{}",
             self.index,
             self.name,
             self.kind,
             self.api_version,
             self.driver,
             self.driver_version,
-            self.subgroup_size
+            self.subgroup_size,
+            if self.float_controls.is_empty() {
+                ""
+            } else {
+                "; "
+            },
+            self.float_controls
         )
     }
 }
@@ -219,6 +228,17 @@ pub fn run(
         _ if !messages.is_empty() => Err(Error::Validation(messages)),
         r => r,
     }
+}
+
+/// The device [`run`] would dispatch `kernel` on (the same choice and checks, no
+/// dispatch; no validation layer): lets a caller find out whether a variant of the kernel
+/// with more requirements runs on the device the plain one would use.
+pub fn choose_device(kernel: &Kernel<'_>, opts: &Options) -> Result<DeviceInfo, Error> {
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let inst = instance::Instance::new(false)?;
+    let chosen = device::choose(&inst, opts.device, kernel).map(|c| c.info);
+    inst.finish();
+    chosen
 }
 
 /// Every physical device with its properties (for `--device` diagnostics and docs).

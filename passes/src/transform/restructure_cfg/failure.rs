@@ -1,6 +1,7 @@
 //! `restructure-cfg`: why a definition cannot be restructured, and what was done.
 
 use super::RestructureCfgCounters;
+use super::guards::GuardRequest;
 use crate::form::describe_function;
 use xir_ir::text::print::printed_block_labels;
 use xir_ir::{BlockId, FuncId, Module};
@@ -38,6 +39,14 @@ pub enum Failure {
     },
     /// The candidate failed the verifier (first message).
     Verifier(String),
+    /// Internal to the walk: `otherwise`, unless a guard variable can take the edge
+    /// (`guards.rs`). Never returned by [`super::restructure_function`].
+    Guardable {
+        /// The guard that would express the edge.
+        request: GuardRequest,
+        /// The failure when no guard is made.
+        otherwise: Box<Failure>,
+    },
 }
 
 impl Failure {
@@ -47,6 +56,7 @@ impl Failure {
             Failure::Unstructured { .. } => c.unstructured_branch += 1,
             Failure::Invalid { .. } | Failure::Verifier(_) => c.invalid_construct += 1,
             Failure::IterationLimit { .. } => c.iteration_limit += 1,
+            Failure::Guardable { otherwise, .. } => otherwise.count(c),
         }
     }
 
@@ -83,6 +93,7 @@ impl Failure {
             Failure::Verifier(msg) => {
                 format!("{func}: the restructured candidate is invalid: {msg}")
             }
+            Failure::Guardable { otherwise, .. } => otherwise.describe(m, f),
         }
     }
 }
@@ -98,6 +109,8 @@ pub struct Restructured {
     pub switches: u64,
     /// Auxiliary rewrites.
     pub canonicalized: u64,
+    /// Guard (flag) variables created.
+    pub guards: u64,
 }
 
 impl Restructured {
@@ -106,5 +119,6 @@ impl Restructured {
         c.restructured_if += self.ifs;
         c.restructured_switch += self.switches;
         c.canonicalized_cfg += self.canonicalized;
+        c.guard_variables += self.guards;
     }
 }

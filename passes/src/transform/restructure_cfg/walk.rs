@@ -1,6 +1,7 @@
 //! `restructure-cfg` step 5: the walk that turns branches into `if` / `switch` / loops and exits.
 
 use super::exits::{clone_block, exit_block, is_small_exit};
+use super::guards::GuardRequest;
 use super::loops::{LoopInfo, Shape};
 use super::{Failure, Limits, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
@@ -286,7 +287,7 @@ impl<'f> Walker<'f> {
         work: &mut Vec<(BlockId, Option<usize>)>,
     ) -> Result<(), Failure> {
         self.bump()?;
-        let joins: Vec<BlockId> = self
+        let mut joins: Vec<BlockId> = self
             .dom
             .children(x)
             .iter()
@@ -294,10 +295,22 @@ impl<'f> Walker<'f> {
             .filter(|&c| !self.loop_role[c] && self.fwd_preds[c].0 >= 2)
             .collect();
         if joins.len() > 1 {
-            return Err(Failure::Unstructured {
-                from: x,
-                to: Some(joins[1]),
-                why: "the branch has more than one merge point",
+            // The earliest join stays the merge; the paths into a later one that do not
+            // pass the merge can reach it through a guard at the merge.
+            let reported = joins[1];
+            joins.sort_by_key(|b| self.cfg.rpo_index[*b]);
+            let (m, j) = (joins[0], joins[1]);
+            let froms: Vec<BlockId> = super::exits::forward_preds(&self.cfg, &self.dom, j)
+                .into_iter()
+                .filter(|&p| !self.dom.dominates(m, p))
+                .collect();
+            return Err(Failure::Guardable {
+                request: GuardRequest { froms, to: j, via: m },
+                otherwise: Box::new(Failure::Unstructured {
+                    from: x,
+                    to: Some(reported),
+                    why: "the branch has more than one merge point",
+                }),
             });
         }
         let merge = joins.first().copied();
@@ -463,11 +476,50 @@ impl<'f> Walker<'f> {
         if is_small_exit(self.func, y) {
             return Ok(Edge::EnterCopy(clone_block(self.func, y)));
         }
-        Err(Failure::Unstructured {
+        let fail = Failure::Unstructured {
             from: x,
             to: Some(y),
             why: "the target is neither in the region nor an exit the structured form allows",
+        };
+        Err(match self.guard_via(y, frame) {
+            Some(via) => Failure::Guardable {
+                request: GuardRequest {
+                    froms: vec![x],
+                    to: y,
+                    via,
+                },
+                otherwise: Box::new(fail),
+            },
+            None => fail,
         })
+    }
+
+    /// Where a guard variable can take the edge to `y` (see `guards.rs`): the merge of
+    /// the innermost enclosing construct that has one of its own, when `y` is the merge
+    /// or continue block of a construct further out.
+    fn guard_via(&self, y: BlockId, frame: Option<usize>) -> Option<BlockId> {
+        let mut via = None;
+        let mut fi = frame;
+        while let Some(i) = fi {
+            match self.frames[i].kind {
+                FrameKind::Selection {
+                    merge, forwards, ..
+                } => match (via, merge) {
+                    (Some(_), Some(m)) if m == y => return via,
+                    (None, Some(_)) if forwards.is_some() => return None,
+                    (None, Some(m)) => via = Some(m),
+                    _ => {}
+                },
+                FrameKind::Loop { merge, cont } => {
+                    via?;
+                    if merge == y || cont == y {
+                        return via;
+                    }
+                }
+            }
+            fi = self.frames[i].parent;
+        }
+        None
     }
 
     /// Step 6 of [`Self::classify`]: `break` to `y` when `y` is the merge of the nearest

@@ -18,8 +18,8 @@
 //!   holds straight-line statements only.
 
 use super::{Gen, Rng};
+use xir_ir::edit::InstBuilder;
 use xir_ir::function::{ArgKind, Function, FunctionKind};
-use xir_ir::inst::{InstData, InstKind};
 use xir_ir::module::Module;
 use xir_ir::op::{ArithmeticOp as A, CastOp, ThreadGroupOp as W};
 use xir_ir::types::ScalarKind as K;
@@ -47,7 +47,7 @@ impl Gen<'_> {
 
     fn cast_to(&mut self, v: Value, to: K) -> Value {
         let t = self.m.types.scalar(to);
-        Value::Inst(self.ins(InstKind::Cast(CastOp::StaticCast), Some(t), vec![v]))
+        self.cast(CastOp::StaticCast, t, v)
     }
 
     /// One defined binary or unary op of kind `k` on `a`, `b` (divisors and shift amounts
@@ -71,17 +71,17 @@ impl Gen<'_> {
         match op {
             A::BinaryShiftLeft | A::BinaryShiftRight => {
                 let mask = self.konst(k, k.size() * 8 - 1);
-                let s = self.arith(A::BinaryBitAnd, k, vec![b, mask]);
-                self.arith(op, k, vec![a, s])
+                let s = self.arith_k(A::BinaryBitAnd, k, vec![b, mask]);
+                self.arith_k(op, k, vec![a, s])
             }
             A::BinaryDiv | A::BinaryMod => {
                 let m = self.konst(k, 255);
                 let one = self.konst(k, 1);
-                let lo = self.arith(A::BinaryBitAnd, k, vec![b, m]);
-                let d = self.arith(A::BinaryBitOr, k, vec![lo, one]);
-                self.arith(op, k, vec![a, d])
+                let lo = self.arith_k(A::BinaryBitAnd, k, vec![b, m]);
+                let d = self.arith_k(A::BinaryBitOr, k, vec![lo, one]);
+                self.arith_k(op, k, vec![a, d])
             }
-            _ => self.arith(op, k, vec![a, b]),
+            _ => self.arith_k(op, k, vec![a, b]),
         }
     }
 
@@ -128,7 +128,7 @@ impl Gen<'_> {
         let vt = self.m.types.vector(et, n);
         let build = |g: &mut Self| {
             let lanes: Vec<Value> = (0..n).map(|_| g.pick_val(k)).collect();
-            Value::Inst(g.ins(InstKind::Arithmetic(A::Aggregate), Some(vt), lanes))
+            g.arith(A::Aggregate, vt, &lanes)
         };
         let x = build(self);
         let y = build(self);
@@ -145,7 +145,7 @@ impl Gen<'_> {
             ]
         };
         let op = self.rng.pick(ops);
-        let mut v = Value::Inst(self.ins(InstKind::Arithmetic(op), Some(vt), vec![x, y]));
+        let mut v = self.arith(op, vt, &[x, y]);
         match self.rng.below(4) {
             0 => {
                 // Lane-wise negation (scalarized like the binary op).
@@ -154,17 +154,13 @@ impl Gen<'_> {
                 } else {
                     A::UnaryMinus
                 };
-                v = Value::Inst(self.ins(InstKind::Arithmetic(neg), Some(vt), vec![v]));
+                v = self.arith(neg, vt, &[v]);
             }
             1 => {
                 let e = self.pick_val(k);
                 let lane = self.rng.below(n as u64);
                 let idx = self.konst(K::U32, lane);
-                v = Value::Inst(self.ins(
-                    InstKind::Arithmetic(A::Insert),
-                    Some(vt),
-                    vec![v, e, idx],
-                ));
+                v = self.arith(A::Insert, vt, &[v, e, idx]);
             }
             2 => {
                 // A swizzle to another length (`v.zyx`, `v.xx`, …).
@@ -175,10 +171,10 @@ impl Gen<'_> {
                     let lane = self.rng.below(n as u64);
                     ops.push(self.konst(K::U32, lane));
                 }
-                let s = Value::Inst(self.ins(InstKind::Arithmetic(A::Shuffle), Some(st), ops));
+                let s = self.arith(A::Shuffle, st, &ops);
                 let lane = self.rng.below(m as u64);
                 let idx = self.konst(K::U32, lane);
-                let e = self.arith(A::Extract, k, vec![s, idx]);
+                let e = self.arith_k(A::Extract, k, vec![s, idx]);
                 self.push(e, k);
             }
             _ => {}
@@ -186,7 +182,7 @@ impl Gen<'_> {
         for _ in 0..1 + self.rng.below(2) {
             let lane = self.rng.below(n as u64);
             let idx = self.konst(K::U32, lane);
-            let e = self.arith(A::Extract, k, vec![v, idx]);
+            let e = self.arith_k(A::Extract, k, vec![v, idx]);
             self.push(e, k);
         }
     }
@@ -207,7 +203,10 @@ impl Gen<'_> {
                         W::WarpActiveBitOr,
                         W::WarpReadFirstActiveLane,
                     ]);
-                    let v = self.val_ins(InstKind::ThreadGroup(op), k, vec![x]);
+                    let v = {
+                        let kt = self.m.types.scalar(k);
+                        Value::Inst(self.thread_group(op, Some(kt), &[x]))
+                    };
                     self.push(v, k);
                 }
                 1 | 2 => {
@@ -216,9 +215,12 @@ impl Gen<'_> {
                     let l = self.pick_val(K::U32);
                     let (ws, _) = self.special(SpecialRegister::WarpSize);
                     let one = self.konst(K::U32, 1);
-                    let m = self.arith(A::BinarySub, K::U32, vec![ws, one]);
-                    let lane = self.arith(A::BinaryBitAnd, K::U32, vec![l, m]);
-                    let v = self.val_ins(InstKind::ThreadGroup(W::WarpReadLane), k, vec![x, lane]);
+                    let m = self.arith_k(A::BinarySub, K::U32, vec![ws, one]);
+                    let lane = self.arith_k(A::BinaryBitAnd, K::U32, vec![l, m]);
+                    let v = {
+                        let kt = self.m.types.scalar(k);
+                        Value::Inst(self.thread_group(W::WarpReadLane, Some(kt), &[x, lane]))
+                    };
                     self.push(v, k);
                 }
                 3 => {
@@ -226,16 +228,22 @@ impl Gen<'_> {
                     let op = self
                         .rng
                         .pick(&[W::WarpActiveCountBits, W::WarpPrefixCountBits]);
-                    let v = self.val_ins(InstKind::ThreadGroup(op), K::U32, vec![c]);
+                    let v = {
+                        let kt = self.m.types.scalar(K::U32);
+                        Value::Inst(self.thread_group(op, Some(kt), &[c]))
+                    };
                     self.push(v, K::U32);
                 }
                 _ => {
                     let c = self.cond();
                     let op = self.rng.pick(&[W::WarpActiveAll, W::WarpActiveAny]);
-                    let b = self.val_ins(InstKind::ThreadGroup(op), K::Bool, vec![c]);
+                    let b = {
+                        let kt = self.m.types.scalar(K::Bool);
+                        Value::Inst(self.thread_group(op, Some(kt), &[c]))
+                    };
                     let a = self.pick_val(k);
                     let d = self.pick_val(k);
-                    let v = self.arith(A::Select, k, vec![a, d, b]);
+                    let v = self.arith_k(A::Select, k, vec![a, d, b]);
                     self.push(v, k);
                 }
             }
@@ -255,35 +263,24 @@ impl Gen<'_> {
             self.f.create_block(),
             self.f.create_block(),
         );
-        self.ins(
-            InstKind::ConditionalBranch,
-            None,
-            vec![c, Value::Block(t), Value::Block(f)],
-        );
+        self.cond_br(c, t, f);
         self.join_arms(&[t, f], j, ret);
         // The indexed branch on `x & 3` (labels 0..n, the rest to the default).
         let x = self.pick_val(K::U32);
         let three = self.konst(K::U32, 3);
-        let sel = self.arith(A::BinaryBitAnd, K::U32, vec![x, three]);
+        let sel = self.arith_k(A::BinaryBitAnd, K::U32, vec![x, three]);
         let n = 1 + self.rng.below(3);
         let d = self.f.create_block();
         let cases: Vec<_> = (0..n).map(|_| self.f.create_block()).collect();
         let j2 = self.f.create_block();
-        let mut ops = vec![sel, Value::Block(d)];
-        ops.extend(cases.iter().map(|b| Value::Block(*b)));
-        self.ins(
-            InstKind::IndexedBranch {
-                labels: (0..n).collect(),
-            },
-            None,
-            ops,
-        );
+        let labelled: Vec<(u64, BlockId)> = (0..n).zip(cases.iter().copied()).collect();
+        self.indexed_branch(sel, d, &labelled);
         let arms: Vec<_> = std::iter::once(d).chain(cases).collect();
         let q = self.join_arms(&arms, j2, ret);
         // The loop: `k` from 0 to `y & 7`, an accumulator carried by a phi.
         let y = self.pick_val(K::U32);
         let seven = self.konst(K::U32, 7);
-        let bound = self.arith(A::BinaryBitAnd, K::U32, vec![y, seven]);
+        let bound = self.arith_k(A::BinaryBitAnd, K::U32, vec![y, seven]);
         let zero = self.konst(K::U32, 0);
         let pre = self.cur;
         let (h, body, exit) = (
@@ -291,36 +288,31 @@ impl Gen<'_> {
             self.f.create_block(),
             self.f.create_block(),
         );
-        self.ins(InstKind::Branch, None, vec![Value::Block(h)]);
+        self.br(h);
         self.cur = h;
         let u = self.m.types.u32();
-        let kphi = self
-            .f
-            .append_inst(self.cur, InstData::phi(u, [(zero, pre)]));
-        let aphi = self.f.append_inst(self.cur, InstData::phi(rt, [(q, pre)]));
-        let more = self.arith(A::BinaryLess, K::Bool, vec![Value::Inst(kphi), bound]);
-        self.ins(
-            InstKind::ConditionalBranch,
-            None,
-            vec![more, Value::Block(body), Value::Block(exit)],
-        );
+        let kphi = self.phi(u, &[(zero, pre)]);
+        let aphi = self.phi(rt, &[(q, pre)]);
+        let more = self.arith_k(A::BinaryLess, K::Bool, vec![kphi, bound]);
+        self.cond_br(more, body, exit);
         let mk = self.mark();
         self.cur = body;
-        self.push(Value::Inst(kphi), K::U32);
-        self.push(Value::Inst(aphi), ret);
+        self.push(kphi, K::U32);
+        self.push(aphi, ret);
         self.region();
         let one = self.konst(K::U32, 1);
-        let k1 = self.arith(A::BinaryAdd, K::U32, vec![Value::Inst(kphi), one]);
+        let k1 = self.arith_k(A::BinaryAdd, K::U32, vec![kphi, one]);
         let e = self.pick_val(ret);
-        let acc = self.safe_op(ret, Value::Inst(aphi), e);
+        let acc = self.safe_op(ret, aphi, e);
         let end = self.cur;
-        self.ins(InstKind::Branch, None, vec![Value::Block(h)]);
+        self.br(h);
         self.reset(mk);
         for (phi, v) in [(kphi, k1), (aphi, acc)] {
+            let phi = phi.as_inst().expect("a phi");
             self.f.insts[phi].phi_push(v, end);
         }
         self.cur = exit;
-        self.push(Value::Inst(aphi), ret);
+        self.push(aphi, ret);
         self.region();
     }
 
@@ -333,12 +325,12 @@ impl Gen<'_> {
             self.cur = arm;
             self.region();
             edges.push((self.pick_val(k), self.cur));
-            self.ins(InstKind::Branch, None, vec![Value::Block(join)]);
+            self.br(join);
             self.reset(mk);
         }
         self.cur = join;
         let t = self.m.types.scalar(k);
-        let p = Value::Inst(self.f.append_inst(self.cur, InstData::phi(t, edges)));
+        let p = self.phi(t, &edges);
         self.push(p, k);
         p
     }
@@ -365,13 +357,13 @@ pub(super) fn plain_callable(m: &mut Module, rng: &mut Rng, callees: &[FuncId]) 
     g.vals = vec![(Value::Arg(a), K::I32), (Value::Arg(b), K::F32)];
     g.ret = Some(ret);
     g.early_return = false;
-    let x = g.load(Value::Arg(r), u32t);
+    let x = g.load(u32t, Value::Arg(r));
     g.push(x, K::U32);
     g.plain_body(ret);
     let v = g.pick_val(K::U32);
-    g.ins(InstKind::Store, None, vec![Value::Arg(r), v]);
+    g.store(Value::Arg(r), v);
     let out = g.pick_val(ret);
-    g.ins(InstKind::Return, None, vec![out]);
+    g.ret(Some(out));
     let f = g.f;
     m.add_function(f)
 }

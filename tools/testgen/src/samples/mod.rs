@@ -6,7 +6,7 @@ mod ops;
 
 use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::function::{ArgKind, Function, FunctionKind};
-use xir_ir::inst::{InstId, InstKind};
+
 use xir_ir::metadata::{CurveBasisSet, Metadata, SpillKind};
 use xir_ir::module::Module;
 use xir_ir::op::*;
@@ -39,41 +39,9 @@ impl<'m> Fb<'m> {
     pub fn block(&mut self) -> BlockId {
         self.m.func_mut(self.f).create_block()
     }
-    /// Appends an instruction.
-    pub fn ins(
-        &mut self,
-        b: BlockId,
-        kind: InstKind,
-        ty: Option<Type>,
-        ops: impl IntoIterator<Item = Value>,
-    ) -> Value {
-        Value::Inst(self.inst(b, kind, ty, ops))
-    }
-    /// Appends an instruction, returning its id.
-    pub fn inst(
-        &mut self,
-        b: BlockId,
-        kind: InstKind,
-        ty: Option<Type>,
-        ops: impl IntoIterator<Item = Value>,
-    ) -> InstId {
-        Cursor::at_end(self.m.func_mut(self.f), b).ins(kind, ty, ops)
-    }
-    /// `phi` shorthand.
-    pub fn phi(&mut self, b: BlockId, ty: Type, edges: &[(Value, BlockId)]) -> Value {
-        Cursor::at_end(self.m.func_mut(self.f), b).phi(ty, edges)
-    }
-    /// `arithmetic` shorthand.
-    pub fn ar(&mut self, b: BlockId, op: ArithmeticOp, ty: Type, ops: &[Value]) -> Value {
-        self.ins(b, InstKind::Arithmetic(op), Some(ty), ops.iter().copied())
-    }
-    /// `return`.
-    pub fn ret(&mut self, b: BlockId, v: Option<Value>) {
-        self.ins(b, InstKind::Return, None, v);
-    }
-    /// `br`.
-    pub fn br(&mut self, b: BlockId, t: BlockId) {
-        self.ins(b, InstKind::Branch, None, [Value::Block(t)]);
+    /// The one builder ([`InstBuilder`]) at the end of block `b`.
+    pub fn at(&mut self, b: BlockId) -> Cursor<'_> {
+        Cursor::at_end(self.m.func_mut(self.f), b)
     }
 }
 
@@ -147,8 +115,8 @@ pub fn callable_add() -> Module {
     let mut f = Fb::new(&mut m, FunctionKind::Callable, Some(i));
     let a = f.arg(ArgKind::Value, i);
     let b = f.body();
-    let r = f.ar(b, ArithmeticOp::BinaryAdd, i, &[a, one]);
-    f.ret(b, Some(r));
+    let r = f.at(b).arith(ArithmeticOp::BinaryAdd, i, &[a, one]);
+    f.at(b).ret(Some(r));
     m
 }
 
@@ -173,9 +141,9 @@ pub fn zero_length_arrays() -> Module {
     let a = fb.arg(ArgKind::Value, empty_f);
     let r = fb.arg(ArgKind::Reference, empty_v4);
     let b = fb.body();
-    let l = fb.ins(b, InstKind::Load, Some(empty_v4), [r]);
-    fb.ins(b, InstKind::Store, None, [r, l]);
-    fb.ret(b, Some(a));
+    let l = fb.at(b).load(empty_v4, r);
+    fb.at(b).store(r, l);
+    fb.at(b).ret(Some(a));
     m
 }
 
@@ -190,16 +158,11 @@ pub fn control_if() -> Module {
     let y = f.arg(ArgKind::Value, i);
     let b = f.body();
     let (t, e, j) = (f.block(), f.block(), f.block());
-    f.ins(
-        b,
-        InstKind::If { merge: Some(j) },
-        None,
-        [c, t.into(), e.into()],
-    );
-    f.br(t, j);
-    f.br(e, j);
-    let p = f.phi(j, i, &[(x, t), (y, e)]);
-    f.ret(j, Some(p));
+    f.at(b).if_(c, t, e, j);
+    f.at(t).br(j);
+    f.at(e).br(j);
+    let p = f.at(j).phi(i, &[(x, t), (y, e)]);
+    f.at(j).ret(Some(p));
     m
 }
 
@@ -214,17 +177,12 @@ pub fn control_cfg() -> Module {
     let x = f.arg(ArgKind::Value, f32t);
     let b = f.body();
     let (t, e, j) = (f.block(), f.block(), f.block());
-    f.ins(
-        b,
-        InstKind::ConditionalBranch,
-        None,
-        [c, t.into(), e.into()],
-    );
-    let y = f.ar(t, ArithmeticOp::BinaryMul, f32t, &[x, half]);
-    f.br(t, j);
-    f.br(e, j);
-    let p = f.phi(j, f32t, &[(y, t), (x, e)]);
-    f.ret(j, Some(p));
+    f.at(b).cond_br(c, t, e);
+    let y = f.at(t).arith(ArithmeticOp::BinaryMul, f32t, &[x, half]);
+    f.at(t).br(j);
+    f.at(e).br(j);
+    let p = f.at(j).phi(f32t, &[(y, t), (x, e)]);
+    f.at(j).ret(Some(p));
     m
 }
 
@@ -236,19 +194,12 @@ pub fn control_switch() -> Module {
     let s = f.arg(ArgKind::Value, i);
     let b = f.body();
     let (c1, c2, d, j) = (f.block(), f.block(), f.block(), f.block());
-    f.ins(
-        b,
-        InstKind::Switch {
-            labels: vec![u64::from((-1i32) as u32), 7],
-            merge: Some(j),
-        },
-        None,
-        [s, d.into(), c1.into(), c2.into()],
-    );
+    let cases = [(u64::from((-1i32) as u32), c1), (7, c2)];
+    f.at(b).switch(s, d, &cases, j);
     for x in [c1, c2, d] {
-        f.br(x, j);
+        f.at(x).br(j);
     }
-    f.ret(j, None);
+    f.at(j).ret(None);
     m
 }
 
@@ -260,14 +211,9 @@ pub fn control_indexed_branch() -> Module {
     let s = f.arg(ArgKind::Value, u);
     let b = f.body();
     let (c0, c1, d) = (f.block(), f.block(), f.block());
-    f.ins(
-        b,
-        InstKind::IndexedBranch { labels: vec![0, 1] },
-        None,
-        [s, d.into(), c0.into(), c1.into()],
-    );
+    f.at(b).indexed_branch(s, d, &[(0, c0), (1, c1)]);
     for x in [c0, c1, d] {
-        f.ret(x, None);
+        f.at(x).ret(None);
     }
     m
 }
@@ -280,25 +226,11 @@ pub fn control_loop() -> Module {
     let c = f.arg(ArgKind::Value, bo);
     let b = f.body();
     let (p, body, upd, mg) = (f.block(), f.block(), f.block(), f.block());
-    f.ins(
-        b,
-        InstKind::Loop {
-            body: Some(body),
-            update: Some(upd),
-            merge: Some(mg),
-        },
-        None,
-        [p.into()],
-    );
-    f.ins(
-        p,
-        InstKind::ConditionalBranch,
-        None,
-        [c, body.into(), mg.into()],
-    );
-    f.br(body, upd);
-    f.br(upd, p);
-    f.ret(mg, None);
+    f.at(b).loop_(p, body, upd, mg);
+    f.at(p).cond_br(c, body, mg);
+    f.at(body).br(upd);
+    f.at(upd).br(p);
+    f.at(mg).ret(None);
     m
 }
 
@@ -310,21 +242,11 @@ pub fn control_simple_loop() -> Module {
     let c = f.arg(ArgKind::Value, bo);
     let b = f.body();
     let (body, brk, cont, mg) = (f.block(), f.block(), f.block(), f.block());
-    f.ins(
-        b,
-        InstKind::SimpleLoop { merge: Some(mg) },
-        None,
-        [body.into()],
-    );
-    f.ins(
-        body,
-        InstKind::ConditionalBranch,
-        None,
-        [c, brk.into(), cont.into()],
-    );
-    f.ins(brk, InstKind::Break, None, [mg.into()]);
-    f.ins(cont, InstKind::Continue, None, [body.into()]);
-    f.ret(mg, None);
+    f.at(b).simple_loop(body, mg);
+    f.at(body).cond_br(c, brk, cont);
+    f.at(brk).break_(mg);
+    f.at(cont).continue_(body);
+    f.at(mg).ret(None);
     m
 }
 
@@ -333,17 +255,10 @@ pub fn terminators() -> Module {
     let mut m = Module::new();
     let mut f = Fb::new(&mut m, FunctionKind::Callable, None);
     let b = f.body();
-    f.ins(
-        b,
-        InstKind::Unreachable {
-            message: "never \"here\"\\\n\r\t\u{1}\u{7f}é".into(),
-        },
-        None,
-        [],
-    );
+    f.at(b).unreachable("never \"here\"\\\n\r\t\u{1}\u{7f}é");
     let mut g = Fb::new(&mut m, FunctionKind::RasterFragment, None);
     let b = g.body();
-    g.ins(b, InstKind::RasterDiscard, None, []);
+    g.at(b).raster_discard();
     m
 }
 
@@ -359,26 +274,14 @@ pub fn coroutine() -> Module {
     );
     let b = f.body();
     let r = f.block();
-    f.ins(
-        b,
-        InstKind::CoroSuspend(Box::new(xir_ir::inst::CoroSuspendData {
-            token: 1,
-            name: "first".into(),
-            ..Default::default()
-        })),
-        None,
-        [],
-    );
-    f.ins(
-        r,
-        InstKind::CoroResume {
-            token: 1,
-            has_frame: false,
-        },
-        None,
-        [],
-    );
-    f.ins(r, InstKind::CoroTerminate, None, []);
+    let data = xir_ir::inst::CoroSuspendData {
+        token: 1,
+        name: "first".into(),
+        ..Default::default()
+    };
+    f.at(b).coro_suspend(data, None, &[], &[]);
+    f.at(r).coro_resume(1, None);
+    f.at(r).coro_terminate();
     m
 }
 
@@ -394,44 +297,23 @@ pub fn misc() -> Module {
     let mut h = Fb::new(&mut m, FunctionKind::Callable, Some(i));
     let a = h.arg(ArgKind::Value, i);
     let hb = h.body();
-    h.ret(hb, Some(a));
+    h.at(hb).ret(Some(a));
     let helper = h.f;
     let mut f = Fb::new(&mut m, FunctionKind::kernel(), None);
     let b = f.body();
-    let r = f.ins(b, InstKind::Call, Some(i), [Value::Func(helper), three]);
-    let fl = f.ins(b, InstKind::Cast(CastOp::StaticCast), Some(f32t), [r]);
-    let bits = f.ins(b, InstKind::Cast(CastOp::BitwiseCast), Some(u), [fl]);
-    f.ins(
-        b,
-        InstKind::Print {
-            format: "r={} bits={}".into(),
-        },
-        None,
-        [r, bits],
-    );
-    let t0 = f.ins(b, InstKind::Clock, Some(u64t), []);
-    f.ins(b, InstKind::DebugBreak { callback: None }, None, [t0]);
-    let c = f.ar(b, ArithmeticOp::BinaryLess, bo, &[r, three]);
-    f.ins(
-        b,
-        InstKind::Assert {
-            message: "r < 3".into(),
-        },
-        None,
-        [c],
-    );
-    f.ins(
-        b,
-        InstKind::Assume {
-            message: String::new(),
-        },
-        None,
-        [c],
-    );
+    let r = Value::Inst(f.at(b).call(Some(i), helper, &[three]));
+    let fl = f.at(b).cast(CastOp::StaticCast, f32t, r);
+    let bits = f.at(b).cast(CastOp::BitwiseCast, u, fl);
+    f.at(b).print("r={} bits={}", &[r, bits]);
+    let t0 = f.at(b).clock(u64t);
+    f.at(b).debug_break(None, &[t0]);
+    let c = f.at(b).arith(ArithmeticOp::BinaryLess, bo, &[r, three]);
+    f.at(b).assert(c, "r < 3");
+    f.at(b).assume(c, String::new());
     let (o, mg) = (f.block(), f.block());
-    f.ins(b, InstKind::Outline { merge: Some(mg) }, None, [o.into()]);
-    f.br(o, mg);
-    f.ret(mg, None);
+    f.at(b).outline(o, mg);
+    f.at(o).br(mg);
+    f.at(mg).ret(None);
     m
 }
 
@@ -466,10 +348,10 @@ pub fn metadata_all() -> Module {
         f.m.func_mut(f.f).args[a].metadata = vec![Metadata::Name("x".into())];
     }
     let b = f.body();
-    let sp = f.ins(b, InstKind::Alloca(AllocaOp::Local), Some(u3), []);
-    f.ins(b, InstKind::Store, None, [sp, tid]);
-    let s = f.ar(b, ArithmeticOp::BinaryAdd, ut, &[a, one]);
-    f.ret(b, None);
+    let sp = f.at(b).alloca(AllocaOp::Local, u3);
+    f.at(b).store(sp, tid);
+    let s = f.at(b).arith(ArithmeticOp::BinaryAdd, ut, &[a, one]);
+    f.at(b).ret(None);
     let fid = f.f;
     let func = m.func_mut(fid);
     func.metadata = vec![Metadata::SignatureConstraint, Metadata::Name("f".into())];
@@ -497,10 +379,10 @@ pub fn specials() -> Module {
     let mut f = Fb::new(&mut m, FunctionKind::kernel(), None);
     let b = f.body();
     for (v, t) in vals.into_iter().zip(tys) {
-        let p = f.ins(b, InstKind::Alloca(AllocaOp::Local), Some(t), []);
-        f.ins(b, InstKind::Store, None, [p, v]);
+        let p = f.at(b).alloca(AllocaOp::Local, t);
+        f.at(b).store(p, v);
     }
-    f.ret(b, None);
+    f.at(b).ret(None);
     m
 }
 

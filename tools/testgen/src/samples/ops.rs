@@ -2,8 +2,9 @@
 //! instructions, and for type descriptions and constant encodings.
 
 use super::{Fb, T, cf32, cst};
+use xir_ir::edit::InstBuilder;
 use xir_ir::function::{ArgKind, FunctionKind};
-use xir_ir::inst::InstKind;
+
 use xir_ir::module::Module;
 use xir_ir::op::{ArithmeticOp as A, *};
 use xir_ir::types::{ScalarKind as K, TextureDim, Type, TypeData};
@@ -32,32 +33,19 @@ pub fn memory() -> Module {
     );
     let buf = b.arg(ArgKind::Resource, bi);
     let e = b.body();
-    let var = b.ins(e, InstKind::Alloca(AllocaOp::Local), Some(s), []);
-    let field = b.ins(e, InstKind::Gep, Some(v3), [var, one]);
-    b.ins(e, InstKind::Store, None, [field, undef]);
-    let l = b.ins(e, InstKind::Load, Some(v3), [field]);
+    let var = b.at(e).alloca(AllocaOp::Local, s);
+    let field = b.at(e).gep(v3, var, &[one]);
+    b.at(e).store(field, undef);
+    let l = b.at(e).load(v3, field);
     let _ = l;
-    let sh = b.ins(e, InstKind::Alloca(AllocaOp::Shared), Some(arr), []);
-    b.ins(
-        e,
-        InstKind::Atomic(AtomicOp::FetchAdd),
-        Some(f),
-        [sh, zero_u, two],
-    );
-    b.ins(
-        e,
-        InstKind::Atomic(AtomicOp::CompareExchange),
-        Some(i),
-        [buf, zero_u, one, one],
-    );
-    b.ins(
-        e,
-        InstKind::Atomic(AtomicOp::FetchXor),
-        Some(i),
-        [buf, zero_u, one],
-    );
+    let sh = b.at(e).alloca(AllocaOp::Shared, arr);
+    b.at(e).atomic(AtomicOp::FetchAdd, f, sh, &[zero_u], &[two]);
+    b.at(e)
+        .atomic(AtomicOp::CompareExchange, i, buf, &[zero_u], &[one, one]);
+    b.at(e)
+        .atomic(AtomicOp::FetchXor, i, buf, &[zero_u], &[one]);
     let _ = u;
-    b.ret(e, None);
+    b.at(e).ret(None);
     m
 }
 
@@ -73,18 +61,18 @@ pub fn arith_scalar() -> Module {
     let n = b.arg(ArgKind::Value, i);
     let k = b.arg(ArgKind::Value, u);
     let e = b.body();
-    let neg = b.ar(e, A::UnaryMinus, f, &[x]);
-    let s = b.ar(e, A::Sin, f, &[neg]);
-    let p = b.ar(e, A::PowInt, f, &[s, n]);
-    let c = b.ar(e, A::BinaryGreaterEqual, bo, &[p, x]);
-    let sel = b.ar(e, A::Select, f, &[x, p, c]);
-    let cl = b.ar(e, A::Clamp, f, &[sel, x, p]);
-    let fm = b.ar(e, A::Fma, f, &[cl, x, p]);
-    let _ = b.ar(e, A::Popcount, u, &[k]);
-    let _ = b.ar(e, A::BinaryShiftLeft, i, &[n, n]);
-    let _ = b.ar(e, A::UnaryBitNot, i, &[n]);
-    let _ = b.ar(e, A::Isnan, bo, &[fm]);
-    b.ret(e, Some(fm));
+    let neg = b.at(e).arith(A::UnaryMinus, f, &[x]);
+    let s = b.at(e).arith(A::Sin, f, &[neg]);
+    let p = b.at(e).arith(A::PowInt, f, &[s, n]);
+    let c = b.at(e).arith(A::BinaryGreaterEqual, bo, &[p, x]);
+    let sel = b.at(e).arith(A::Select, f, &[x, p, c]);
+    let cl = b.at(e).arith(A::Clamp, f, &[sel, x, p]);
+    let fm = b.at(e).arith(A::Fma, f, &[cl, x, p]);
+    let _ = b.at(e).arith(A::Popcount, u, &[k]);
+    let _ = b.at(e).arith(A::BinaryShiftLeft, i, &[n, n]);
+    let _ = b.at(e).arith(A::UnaryBitNot, i, &[n]);
+    let _ = b.at(e).arith(A::Isnan, bo, &[fm]);
+    b.at(e).ret(Some(fm));
     m
 }
 
@@ -105,25 +93,25 @@ pub fn arith_vector() -> Module {
     let v = b.arg(ArgKind::Value, v3);
     let x = b.arg(ArgKind::Value, f);
     let e = b.body();
-    let c = b.ar(e, A::Cross, v3, &[v, v]);
-    let d = b.ar(e, A::Dot, f, &[c, v]);
-    let nrm = b.ar(e, A::Normalize, v3, &[c]);
-    let _ = b.ar(e, A::Length, f, &[nrm]);
-    let agg = b.ar(e, A::Aggregate, v3, &[x, d, x]);
-    let lt = b.ar(e, A::BinaryLess, b3, &[agg, v]);
-    let _ = b.ar(e, A::Any, bo, &[lt]);
-    let sh = b.ar(e, A::Shuffle, v2, &[agg, idx1, idx0]);
-    let _ = b.ar(e, A::ReduceSum, f, &[sh]);
-    let mat = b.ar(e, A::OuterProduct, m3, &[v, agg]);
-    let mt = b.ar(e, A::MatrixTranspose, m3, &[mat]);
-    let mv = b.ar(e, A::MatrixLinalgMul, v3, &[mt, v]);
-    let _ = b.ar(e, A::MatrixDeterminant, f, &[mt]);
-    let _ = b.ar(e, A::MatrixCompMul, m3, &[mt, x]);
-    let st = b.ar(e, A::Aggregate, s, &[x, mv]);
-    let st2 = b.ar(e, A::Insert, s, &[st, d, idx0]);
-    let ex = b.ar(e, A::Extract, f, &[st2, idx1, idx0]);
+    let c = b.at(e).arith(A::Cross, v3, &[v, v]);
+    let d = b.at(e).arith(A::Dot, f, &[c, v]);
+    let nrm = b.at(e).arith(A::Normalize, v3, &[c]);
+    let _ = b.at(e).arith(A::Length, f, &[nrm]);
+    let agg = b.at(e).arith(A::Aggregate, v3, &[x, d, x]);
+    let lt = b.at(e).arith(A::BinaryLess, b3, &[agg, v]);
+    let _ = b.at(e).arith(A::Any, bo, &[lt]);
+    let sh = b.at(e).arith(A::Shuffle, v2, &[agg, idx1, idx0]);
+    let _ = b.at(e).arith(A::ReduceSum, f, &[sh]);
+    let mat = b.at(e).arith(A::OuterProduct, m3, &[v, agg]);
+    let mt = b.at(e).arith(A::MatrixTranspose, m3, &[mat]);
+    let mv = b.at(e).arith(A::MatrixLinalgMul, v3, &[mt, v]);
+    let _ = b.at(e).arith(A::MatrixDeterminant, f, &[mt]);
+    let _ = b.at(e).arith(A::MatrixCompMul, m3, &[mt, x]);
+    let st = b.at(e).arith(A::Aggregate, s, &[x, mv]);
+    let st2 = b.at(e).arith(A::Insert, s, &[st, d, idx0]);
+    let ex = b.at(e).arith(A::Extract, f, &[st2, idx1, idx0]);
     let _ = u;
-    b.ret(e, Some(ex));
+    b.at(e).ret(Some(ex));
     m
 }
 
@@ -137,51 +125,31 @@ pub fn thread_group() -> Module {
     let lane = cst(&mut m, K::U32, 3);
     let mut b = Fb::new(&mut m, FunctionKind::kernel(), None);
     let e = b.body();
-    b.ins(
-        e,
-        InstKind::ThreadGroup(ThreadGroupOp::SynchronizeBlock),
-        None,
-        [],
-    );
-    let first = b.ins(
-        e,
-        InstKind::ThreadGroup(ThreadGroupOp::WarpIsFirstActiveLane),
+    b.at(e)
+        .thread_group(ThreadGroupOp::SynchronizeBlock, None, &[]);
+    let first = Value::Inst(b.at(e).thread_group(
+        ThreadGroupOp::WarpIsFirstActiveLane,
         Some(bo),
-        [],
-    );
-    let _ = b.ins(
-        e,
-        InstKind::ThreadGroup(ThreadGroupOp::WarpActiveBitMask),
-        Some(u4),
-        [first],
-    );
-    let l = b.ins(
-        e,
-        InstKind::ThreadGroup(ThreadGroupOp::WarpFirstActiveLane),
-        Some(u),
-        [],
-    );
+        &[],
+    ));
+    let _ = b
+        .at(e)
+        .thread_group(ThreadGroupOp::WarpActiveBitMask, Some(u4), &[first]);
+    let l = b
+        .at(e)
+        .thread_group(ThreadGroupOp::WarpFirstActiveLane, Some(u), &[]);
     let one = cf32(b.m, 1.0);
-    let s = b.ins(
-        e,
-        InstKind::ThreadGroup(ThreadGroupOp::WarpActiveSum),
-        Some(f),
-        [one],
+    let s = Value::Inst(
+        b.at(e)
+            .thread_group(ThreadGroupOp::WarpActiveSum, Some(f), &[one]),
     );
-    let _ = b.ins(
-        e,
-        InstKind::ThreadGroup(ThreadGroupOp::WarpReadLane),
-        Some(f),
-        [s, lane],
-    );
+    let _ = b
+        .at(e)
+        .thread_group(ThreadGroupOp::WarpReadLane, Some(f), &[s, lane]);
     let _ = l;
-    b.ins(
-        e,
-        InstKind::ThreadGroup(ThreadGroupOp::ShaderExecutionReorder),
-        None,
-        [lane, lane],
-    );
-    b.ret(e, None);
+    b.at(e)
+        .thread_group(ThreadGroupOp::ShaderExecutionReorder, None, &[lane, lane]);
+    b.at(e).ret(None);
     m
 }
 
@@ -208,23 +176,57 @@ pub fn resources() -> Module {
     let tex = b.arg(ArgKind::Resource, t2);
     let arr = b.arg(ArgKind::Resource, ba);
     let e = b.body();
-    let q = |o| InstKind::ResourceQuery(o, BindlessAccess::default());
-    let r = |o| InstKind::ResourceRead(o, BindlessAccess::default());
-    let w = |o| InstKind::ResourceWrite(o, BindlessAccess::default());
-    let n = b.ins(e, q(ResourceQueryOp::BufferSize), Some(u), [buf]);
-    let _ = b.ins(e, q(ResourceQueryOp::ByteBufferSize), Some(u), [bytes]);
-    let _ = b.ins(e, q(ResourceQueryOp::Texture2dSize), Some(u2), [tex]);
-    let x = b.ins(e, r(ResourceReadOp::BufferRead), Some(f), [buf, n]);
-    b.ins(e, w(ResourceWriteOp::BufferWrite), None, [buf, zero, x]);
-    let _ = b.ins(e, r(ResourceReadOp::ByteBufferRead), Some(f), [bytes, zero]);
-    b.ins(
-        e,
-        w(ResourceWriteOp::ByteBufferWrite),
-        None,
-        [bytes, zero, one],
+    let n = b.at(e).resource_query(
+        ResourceQueryOp::BufferSize,
+        BindlessAccess::default(),
+        u,
+        &[buf],
     );
-    let t = b.ins(e, r(ResourceReadOp::Texture2dRead), Some(f4), [tex, coord]);
-    b.ins(e, w(ResourceWriteOp::Texture2dWrite), None, [tex, coord, t]);
+    let _ = b.at(e).resource_query(
+        ResourceQueryOp::ByteBufferSize,
+        BindlessAccess::default(),
+        u,
+        &[bytes],
+    );
+    let _ = b.at(e).resource_query(
+        ResourceQueryOp::Texture2dSize,
+        BindlessAccess::default(),
+        u2,
+        &[tex],
+    );
+    let x = b.at(e).resource_read(
+        ResourceReadOp::BufferRead,
+        BindlessAccess::default(),
+        f,
+        &[buf, n],
+    );
+    b.at(e).resource_write(
+        ResourceWriteOp::BufferWrite,
+        BindlessAccess::default(),
+        &[buf, zero, x],
+    );
+    let _ = b.at(e).resource_read(
+        ResourceReadOp::ByteBufferRead,
+        BindlessAccess::default(),
+        f,
+        &[bytes, zero],
+    );
+    b.at(e).resource_write(
+        ResourceWriteOp::ByteBufferWrite,
+        BindlessAccess::default(),
+        &[bytes, zero, one],
+    );
+    let t = b.at(e).resource_read(
+        ResourceReadOp::Texture2dRead,
+        BindlessAccess::default(),
+        f4,
+        &[tex, coord],
+    );
+    b.at(e).resource_write(
+        ResourceWriteOp::Texture2dWrite,
+        BindlessAccess::default(),
+        &[tex, coord, t],
+    );
     let typed = BindlessAccess {
         typed: true,
         uniform: false,
@@ -237,32 +239,31 @@ pub fn resources() -> Module {
         typed: false,
         uniform: true,
     };
-    let _ = b.ins(
-        e,
-        InstKind::ResourceRead(ResourceReadOp::BindlessBufferRead, both),
-        Some(f),
-        [arr, zero, zero],
+    let _ = b.at(e).resource_read(
+        ResourceReadOp::BindlessBufferRead,
+        both,
+        f,
+        &[arr, zero, zero],
     );
-    let _ = b.ins(
-        e,
-        InstKind::ResourceQuery(ResourceQueryOp::BindlessTexture2dSample, typed),
-        Some(f4),
-        [arr, zero, uv],
+    let _ = b.at(e).resource_query(
+        ResourceQueryOp::BindlessTexture2dSample,
+        typed,
+        f4,
+        &[arr, zero, uv],
     );
-    b.ins(
-        e,
-        InstKind::ResourceWrite(ResourceWriteOp::BindlessBufferWrite, uni),
-        None,
-        [arr, zero, zero, one],
+    b.at(e).resource_write(
+        ResourceWriteOp::BindlessBufferWrite,
+        uni,
+        &[arr, zero, zero, one],
     );
     let u64t = b.m.types.u64();
-    let _ = b.ins(
-        e,
-        q(ResourceQueryOp::BufferDeviceAddress),
-        Some(u64t),
-        [buf],
+    let _ = b.at(e).resource_query(
+        ResourceQueryOp::BufferDeviceAddress,
+        BindlessAccess::default(),
+        u64t,
+        &[buf],
     );
-    b.ret(e, None);
+    b.at(e).ret(None);
     m
 }
 
@@ -288,73 +289,44 @@ pub fn ray_query() -> Module {
         let mut h = Fb::new(&mut m, FunctionKind::Callable, None);
         h.arg(ArgKind::Reference, rq);
         let hb = h.body();
-        h.ret(hb, None);
-        handlers.push(Value::Func(h.f));
+        h.at(hb).ret(None);
+        handlers.push(h.f);
     }
     let mut b = Fb::new(&mut m, FunctionKind::kernel(), None);
     let acc = b.arg(ArgKind::Resource, acc_t);
     let e = b.body();
-    let q = |o| InstKind::ResourceQuery(o, BindlessAccess::default());
-    let _ = b.ins(
-        e,
-        q(ResourceQueryOp::RayTracingTraceAny),
-        Some(bo),
-        [acc, ray, mask],
+    let _ = b.at(e).resource_query(
+        ResourceQueryOp::RayTracingTraceAny,
+        BindlessAccess::default(),
+        bo,
+        &[acc, ray, mask],
     );
-    let qv = b.ins(
-        e,
-        q(ResourceQueryOp::RayTracingQueryAll),
-        Some(rq),
-        [acc, ray, mask],
+    let qv = b.at(e).resource_query(
+        ResourceQueryOp::RayTracingQueryAll,
+        BindlessAccess::default(),
+        rq,
+        &[acc, ray, mask],
     );
-    let var = b.ins(e, InstKind::Alloca(AllocaOp::Local), Some(rq), []);
-    b.ins(e, InstKind::Store, None, [var, qv]);
+    let var = b.at(e).alloca(AllocaOp::Local, rq);
+    b.at(e).store(var, qv);
     let (disp, surf, proc_, mg) = (b.block(), b.block(), b.block(), b.block());
-    b.ins(
-        e,
-        InstKind::RayQueryLoop { merge: Some(mg) },
-        None,
-        [disp.into()],
-    );
-    b.ins(
-        disp,
-        InstKind::RayQueryDispatch,
-        None,
-        [var, mg.into(), surf.into(), proc_.into()],
-    );
-    let _ = b.ins(
-        surf,
-        InstKind::RayQueryObjectRead(RayQueryObjectReadOp::IsTriangleCandidate),
-        Some(bo),
-        [var],
-    );
-    b.ins(
-        surf,
-        InstKind::RayQueryObjectWrite(RayQueryObjectWriteOp::CommitTriangle),
-        None,
-        [var],
-    );
-    b.br(surf, disp);
-    b.ins(
-        proc_,
-        InstKind::RayQueryObjectWrite(RayQueryObjectWriteOp::CommitProcedural),
-        None,
-        [var, dist],
-    );
-    b.br(proc_, disp);
-    let _ = b.ins(
-        mg,
-        InstKind::RayQueryObjectRead(RayQueryObjectReadOp::CommittedHit),
-        Some(committed),
-        [var],
-    );
-    b.ins(
-        mg,
-        InstKind::RayQueryPipeline,
-        None,
-        [var, handlers[0], handlers[1]],
-    );
-    b.ret(mg, None);
+    b.at(e).ray_query_loop(disp, mg);
+    b.at(disp).ray_query_dispatch(var, mg, surf, proc_);
+    let _ = b
+        .at(surf)
+        .ray_query_object_read(RayQueryObjectReadOp::IsTriangleCandidate, bo, var);
+    b.at(surf)
+        .ray_query_object_write(RayQueryObjectWriteOp::CommitTriangle, var, None);
+    b.at(surf).br(disp);
+    b.at(proc_)
+        .ray_query_object_write(RayQueryObjectWriteOp::CommitProcedural, var, Some(dist));
+    b.at(proc_).br(disp);
+    let _ = b
+        .at(mg)
+        .ray_query_object_read(RayQueryObjectReadOp::CommittedHit, committed, var);
+    b.at(mg)
+        .ray_query_pipeline(var, handlers[0], handlers[1], &[]);
+    b.at(mg).ret(None);
     m
 }
 
@@ -366,22 +338,23 @@ pub fn autodiff() -> Module {
     let x = b.arg(ArgKind::Value, f);
     let e = b.body();
     let (s, mg, s2, mg2) = (b.block(), b.block(), b.block(), b.block());
-    let scope = |merge, forward, n| InstKind::AutodiffScope {
-        merge: Some(merge),
-        forward,
-        n_forward_grads: n,
-    };
-    b.ins(e, scope(mg, false, 0), None, [s.into()]);
-    let d = |o| InstKind::AutodiffIntrinsic(o);
-    b.ins(s, d(AutodiffIntrinsicOp::RequiresGradient), None, [x]);
-    let y = b.ar(s, A::Exp, f, &[x]);
-    b.ins(s, d(AutodiffIntrinsicOp::Backward), None, []);
-    let g = b.ins(s, d(AutodiffIntrinsicOp::Gradient), Some(f), [x]);
-    let _ = b.ins(s, d(AutodiffIntrinsicOp::Detach), Some(f), [y]);
-    b.br(s, mg);
-    b.ins(mg, scope(mg2, true, 2), None, [s2.into()]);
-    b.br(s2, mg2);
-    b.ret(mg2, Some(g));
+    b.at(e).autodiff_scope(s, mg, false, 0);
+    b.at(s)
+        .autodiff_intrinsic(AutodiffIntrinsicOp::RequiresGradient, None, &[x]);
+    let y = b.at(s).arith(A::Exp, f, &[x]);
+    b.at(s)
+        .autodiff_intrinsic(AutodiffIntrinsicOp::Backward, None, &[]);
+    let g = Value::Inst(
+        b.at(s)
+            .autodiff_intrinsic(AutodiffIntrinsicOp::Gradient, Some(f), &[x]),
+    );
+    let _ = b
+        .at(s)
+        .autodiff_intrinsic(AutodiffIntrinsicOp::Detach, Some(f), &[y]);
+    b.at(s).br(mg);
+    b.at(mg).autodiff_scope(s2, mg2, true, 2);
+    b.at(s2).br(mg2);
+    b.at(mg2).ret(Some(g));
     m
 }
 
@@ -488,19 +461,19 @@ pub fn type_descriptions() -> Module {
     }
     k.arg(ArgKind::Value, i);
     let e = k.body();
-    k.ret(e, None);
+    k.at(e).ret(None);
     let mut c = Fb::new(&mut m, FunctionKind::Callable, None);
     c.arg(ArgKind::Reference, arr);
     c.arg(ArgKind::Reference, custom);
     c.arg(ArgKind::Value, s);
     let e = c.body();
-    c.ret(e, None);
+    c.at(e).ret(None);
     let mut x = Fb::new(&mut m, FunctionKind::External, Some(f));
     x.arg(ArgKind::Value, f);
     let mut v = Fb::new(&mut m, FunctionKind::RasterVertex, Some(f));
     let e = v.body();
     let one = cf32(v.m, 1.0);
-    v.ret(e, Some(one));
+    v.at(e).ret(Some(one));
     m
 }
 
@@ -511,9 +484,9 @@ pub fn scalar_constant(k: K, bits: u64) -> Module {
     let t = m.types.scalar(k);
     let mut b = Fb::new(&mut m, FunctionKind::kernel(), None);
     let e = b.body();
-    let v = b.ins(e, InstKind::Alloca(AllocaOp::Local), Some(t), []);
-    b.ins(e, InstKind::Store, None, [v, c]);
-    b.ret(e, None);
+    let v = b.at(e).alloca(AllocaOp::Local, t);
+    b.at(e).store(v, c);
+    b.at(e).ret(None);
     m
 }
 
@@ -533,13 +506,14 @@ pub fn atomic(op: AtomicOp) -> Module {
     let idx = cst(&mut m, K::U32, 5);
     let mut b = Fb::new(&mut m, FunctionKind::kernel(), None);
     let e = b.body();
-    let sh = b.ins(e, InstKind::Alloca(AllocaOp::Shared), Some(arr), []);
-    let mut ops = vec![sh, idx, one];
-    if op == AtomicOp::CompareExchange {
-        ops.push(one);
-    }
-    b.ins(e, InstKind::Atomic(op), Some(t), ops);
-    b.ret(e, None);
+    let sh = b.at(e).alloca(AllocaOp::Shared, arr);
+    let values: &[Value] = if op == AtomicOp::CompareExchange {
+        &[one, one]
+    } else {
+        &[one]
+    };
+    b.at(e).atomic(op, t, sh, &[idx], values);
+    b.at(e).ret(None);
     m
 }
 

@@ -2,6 +2,7 @@
 //! writer refusals, text errors and bitcode errors.
 
 use xir_ir::diag::line_col;
+use xir_ir::edit::InstBuilder;
 use xir_ir::function::FunctionKind;
 use xir_ir::inst::InstKind;
 use xir_ir::interchange::canonical::*;
@@ -257,8 +258,8 @@ fn writer_refusals() {
     let mut m = Module::new();
     let mut f = Fb::new(&mut m, FunctionKind::Callable, None);
     let b = f.body();
-    let d = f.inst(b, InstKind::DebugBreak { callback: None }, None, []);
-    f.ret(b, None);
+    let d = f.at(b).debug_break(None, &[]);
+    f.at(b).ret(None);
     let fid = f.f;
     assert!(write_interchange_text(&m).is_ok());
     m.func_mut(fid).inst_mut(d).kind = InstKind::DebugBreak { callback: Some(7) };

@@ -1,0 +1,198 @@
+//! `restructure-cfg` guard (flag) variables: an exit the structured form cannot take
+//! directly is taken one construct at a time.
+//!
+//! When the walk (step 5) meets an edge `x → y` that no structured exit allows from
+//! where `x` stands — typically a `switch` case inside a loop that leaves the loop or
+//! continues it (`break` there would name the switch), or an arm that reaches a second
+//! join point of its selection that cannot be copied — it asks for a guard: the nearest
+//! enclosing construct merge `via` that `x` may reach (the switch's merge, its own
+//! selection's merge) and from whose position `y` is one step closer. The walk is then
+//! rerun on the plain CFG it started from, rewritten here:
+//!
+//! ```text
+//! x: … br y                      x: … br G          G: store %flag, K; br D
+//! (preds of via): br via    →    (preds of via): br D
+//!                                D: %v = load %flag; store %flag, 0
+//!                                   %c = binary_equal %v, K; cond_br %c, y, via
+//! ```
+//!
+//! `D` takes `via`'s place as the construct's merge; its `if` leaves to `y` from the
+//! enclosing construct (a `break`/`continue` of the loop there, or the next guard out when
+//! `y` is further away still: the walk asks again). One `u32` local per `via` (allocated
+//! and zeroed at the top of the body, so every load reads a stored value, and reset by
+//! `D` after each load, so it is zero everywhere except between a `G` and its `D`);
+//! each further target `y'` of the same `via` gets the next selector value and a link
+//! `cond_br (%v == K'), y', via` appended to `D`'s chain (an `if` chain, not a `switch`:
+//! a `switch` case could not `break` or `continue` an enclosing loop). The local stays
+//! phi-free, as the precondition asks; `mem2reg` promotes it.
+//!
+//! Guards are created only when an edge needs one, so a definition that restructures
+//! without them is unchanged. Each guard variable counts in `guard_variables`.
+
+use super::Failure;
+use xir_ir::analysis::{Cfg, DomTree};
+use xir_ir::inst::{InstData, InstKind};
+use xir_ir::op::{AllocaOp, ArithmeticOp};
+use xir_ir::{BlockId, Function, Globals, InstId, Type, Value};
+
+/// What the walk asks for: route `froms → to` through the merge `via`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuardRequest {
+    /// The blocks whose terminators branch to `to`.
+    pub froms: Vec<BlockId>,
+    /// The target the structured form cannot reach from them.
+    pub to: BlockId,
+    /// A merge block every `from` may reach.
+    pub via: BlockId,
+}
+
+/// One guard variable: the dispatch chain in front of its `via` block.
+struct Group {
+    slot: InstId,
+    /// The `load` in the dispatch block.
+    load: InstId,
+    /// The original merge the chain falls through to.
+    via: BlockId,
+    /// The dispatch block (the merge's new place).
+    dispatch: BlockId,
+    /// The chain's last block: its `cond_br`'s else edge goes to `via`.
+    tail: BlockId,
+    /// Targets in selector order (selector = index + 1).
+    targets: Vec<BlockId>,
+}
+
+/// Guard variables of one definition (they survive reruns of the walk).
+#[derive(Default)]
+pub(super) struct Guards {
+    groups: Vec<Group>,
+    u32_ty: Option<Type>,
+    bool_ty: Option<Type>,
+}
+
+impl Guards {
+    /// Guard variables created.
+    pub(super) fn count(&self) -> u64 {
+        self.groups.len() as u64
+    }
+
+    /// Applies `r` to `func` (the plain CFG the walk started from). `Ok(false)` when
+    /// the request cannot be met (the caller reports the walk's own failure).
+    pub(super) fn apply(
+        &mut self,
+        func: &mut Function,
+        g: &mut Globals<'_>,
+        r: &GuardRequest,
+    ) -> Result<bool, Failure> {
+        if r.froms.is_empty() || r.to == r.via {
+            return Ok(false);
+        }
+        let u32_ty = *self.u32_ty.get_or_insert_with(|| g.types.u32());
+        let bool_ty = *self.bool_ty.get_or_insert_with(|| g.types.bool());
+        let konst = |g: &mut Globals<'_>, k: u32| Value::Const(g.constant(u32_ty, &k.to_le_bytes()));
+        // The group whose dispatch block (or original merge) is `via`.
+        let gi = match self
+            .groups
+            .iter()
+            .position(|gr| gr.dispatch == r.via || gr.via == r.via)
+        {
+            Some(gi) => gi,
+            None => {
+                let entry = func.body.expect("definition");
+                let cfg = Cfg::compute(func);
+                let preds: Vec<BlockId> = cfg.preds(r.via).to_vec();
+                let prefix = func.blocks[entry]
+                    .insts
+                    .iter()
+                    .take_while(|i| matches!(func.inst(**i).kind, InstKind::Alloca(_)))
+                    .count();
+                let slot = func.insert_inst_at(
+                    entry,
+                    prefix,
+                    InstData::new(InstKind::Alloca(AllocaOp::Local), Some(u32_ty), []),
+                );
+                let zero = konst(g, 0);
+                func.insert_inst_at(
+                    entry,
+                    prefix + 1,
+                    InstData::new(InstKind::Store, None, [Value::Inst(slot), zero]),
+                );
+                let d = func.create_block();
+                let load = func.append_inst(d, InstData::new(InstKind::Load, Some(u32_ty), [Value::Inst(slot)]));
+                func.append_inst(d, InstData::new(InstKind::Store, None, [Value::Inst(slot), zero]));
+                func.append_inst(d, InstData::new(InstKind::Branch, None, [Value::Block(r.via)]));
+                for p in preds {
+                    super::exits::retarget(func, p, r.via, d);
+                }
+                self.groups.push(Group {
+                    slot,
+                    load,
+                    via: r.via,
+                    dispatch: d,
+                    tail: d,
+                    targets: Vec::new(),
+                });
+                self.groups.len() - 1
+            }
+        };
+        let gr = &mut self.groups[gi];
+        let k = match gr.targets.iter().position(|&t| t == r.to) {
+            Some(i) => i as u32 + 1,
+            None => {
+                gr.targets.push(r.to);
+                let k = gr.targets.len() as u32;
+                // A new link: the tail's fall-through to `via` becomes `cond_br (v == k), to, via`.
+                let link = if k == 1 {
+                    gr.tail
+                } else {
+                    let b = func.create_block();
+                    func.append_inst(b, InstData::new(InstKind::Branch, None, [Value::Block(gr.via)]));
+                    set_else(func, gr.tail, b);
+                    b
+                };
+                let kv = konst(g, k);
+                let t = func.terminator(link).expect("terminated");
+                let c = func.insert_inst_before(
+                    t,
+                    InstData::new(
+                        InstKind::Arithmetic(ArithmeticOp::BinaryEqual),
+                        Some(bool_ty),
+                        [Value::Inst(gr.load), kv],
+                    ),
+                );
+                let d = func.inst_mut(t);
+                d.kind = InstKind::ConditionalBranch;
+                d.operands.clear();
+                d.operands.extend([Value::Inst(c), Value::Block(r.to), Value::Block(gr.via)]);
+                gr.tail = link;
+                k
+            }
+        };
+        let kv = konst(g, k);
+        let (slot, dispatch) = (gr.slot, gr.dispatch);
+        let mut froms = r.froms.clone();
+        froms.sort();
+        froms.dedup();
+        for x in froms {
+            let b = func.create_block();
+            func.append_inst(b, InstData::new(InstKind::Store, None, [Value::Inst(slot), kv]));
+            func.append_inst(b, InstData::new(InstKind::Branch, None, [Value::Block(dispatch)]));
+            super::exits::retarget(func, x, r.to, b);
+        }
+        Ok(true)
+    }
+}
+
+/// Makes the `cond_br` ending `b` fall through to `new` instead of its else target.
+fn set_else(func: &mut Function, b: BlockId, new: BlockId) {
+    let t = func.terminator(b).expect("terminated");
+    let d = func.inst_mut(t);
+    debug_assert!(matches!(d.kind, InstKind::ConditionalBranch));
+    d.operands[2] = Value::Block(new);
+}
+
+/// The CFG and dominator tree of `func` as it is now.
+pub(super) fn graph(func: &Function) -> (Cfg, DomTree) {
+    let cfg = Cfg::compute(func);
+    let dom = DomTree::compute(func, &cfg);
+    (cfg, dom)
+}
