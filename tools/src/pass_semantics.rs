@@ -230,7 +230,7 @@ impl Tally {
 pub const KNOWN_LIMITS: &[(&str, &str)] = &[
     (
         "the target is neither in the region nor an exit the structured form allows",
-        "restructure-cfg cannot guard an exit from a switch that has no merge in the plain CFG (its merge only forwards another exit) to an enclosing construct's merge",
+        "restructure-cfg refuses some exits from a merge-less switch (no merge of its own, so no guard applies), e.g. a case branching to its loop's latch that is also an enclosing if's join",
     ),
     (
         "the loop headed by the first block leaves to more than one block",
