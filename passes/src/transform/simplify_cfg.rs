@@ -381,7 +381,8 @@ fn remove_unreachable(f: &mut Function, info: &mut SimplifyCfgCounters) -> bool 
     for &b in &dead {
         is_dead[b] = true;
     }
-    for b in f.block_order.to_vec() {
+    let order = f.block_order.to_vec();
+    for b in order {
         if is_dead[b] {
             continue;
         }
