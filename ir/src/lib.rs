@@ -14,7 +14,11 @@
 //!
 //! Use-def information is computed on demand (see [`uses`]); [`edit`] holds the one
 //! builder ([`edit::InstBuilder`]) and the [`edit::Rewriter`], which keeps a use index
-//! valid while it edits.
+//! valid while it edits. The builder has one constructor per instruction kind
+//! (`br`, `if_`, `phi`, `load`, `arith`, `call` …), declared by the kind's row of the
+//! instruction table ([`inst_table`]); a [`edit::Cursor`] builds into a function nobody
+//! else edits, a [`edit::RewriteCursor`] under a rewriter, and a generator that
+//! decorates what it inserts implements `InstBuilder::insert` itself.
 
 #![warn(missing_docs)]
 

@@ -13,7 +13,6 @@
 
 use std::time::Instant;
 use xir_ir::edit::{Cursor, InstBuilder};
-use xir_ir::inst::InstKind;
 use xir_ir::verify::{VerifyOptions, verify_module};
 use xir_ir::{BlockId, Function, FunctionKind, Module, Value};
 use xir_passes::transform::destructure_cfg::DestructureCfg;
@@ -46,7 +45,7 @@ impl Gen {
 
     fn print(&mut self, b: BlockId) {
         let mut c = Cursor::at_end(&mut self.f, b);
-        c.ins(InstKind::Print { format: "s".into() }, None, []);
+        c.print("s", &[]);
     }
 
     /// Emits one statement starting in the open block `cur`; returns the open block
@@ -102,15 +101,9 @@ impl Gen {
             1 => {
                 let cases: Vec<BlockId> = (0..32).map(|_| self.f.create_block()).collect();
                 let m = self.f.create_block();
-                let mut ops = vec![self.sel, Value::Block(cases[0])];
-                ops.extend(cases[1..].iter().map(|c| Value::Block(*c)));
-                Cursor::at_end(&mut self.f, cur).ins(
-                    InstKind::IndexedBranch {
-                        labels: (1..32).collect(),
-                    },
-                    None,
-                    ops,
-                );
+                let labelled: Vec<(u64, BlockId)> =
+                    (1..32).zip(cases[1..].iter().copied()).collect();
+                Cursor::at_end(&mut self.f, cur).indexed_branch(self.sel, cases[0], &labelled);
                 for c in cases {
                     let end = self.stmt(c, depth + 1);
                     Cursor::at_end(&mut self.f, end).br(m);

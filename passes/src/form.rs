@@ -84,7 +84,7 @@ mod tests {
     use super::*;
     use xir_ir::edit::{Cursor, InstBuilder};
     use xir_ir::function::Function;
-    use xir_ir::{FunctionKind, InstKind, Value};
+    use xir_ir::{FunctionKind, Value};
 
     fn module_with(plain: bool) -> Module {
         let mut m = Module::new();
@@ -98,11 +98,7 @@ mod tests {
         if plain {
             c.cond_br(Value::Const(t), x, y);
         } else {
-            c.ins(
-                InstKind::If { merge: Some(y) },
-                None,
-                [Value::Const(t), Value::Block(x), Value::Block(y)],
-            );
+            c.if_(Value::Const(t), x, y, y);
         }
         Cursor::at_end(&mut f, x).br(y);
         Cursor::at_end(&mut f, y).ret(None);

@@ -92,7 +92,8 @@ fn toggle_comment(m: &mut Module, text: &str) {
 fn remove_first_terminator(m: &mut Module) -> bool {
     for f in m.func_order.clone() {
         let func = m.func_mut(f);
-        for b in func.block_order.to_vec() {
+        let order = func.block_order.to_vec();
+        for b in order {
             if let Some(t) = func.terminator(b) {
                 func.remove_inst(t);
                 return true;

@@ -126,6 +126,7 @@ pub fn run(
             driver: String::new(),
             driver_version: String::new(),
             subgroup_size: 0,
+            float_controls: String::new(),
         }
     } else {
         xir_vulkan::run(&k, &mut buffers, options).map_err(VulkanFailure::Runtime)?

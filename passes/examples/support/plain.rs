@@ -7,7 +7,7 @@
 
 use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::op::ArithmeticOp;
-use xir_ir::{ArgKind, BlockId, Function, FunctionKind, InstKind, Module, Type, Value};
+use xir_ir::{ArgKind, BlockId, Function, FunctionKind, Module, Type, Value};
 
 /// Instructions per generated segment (see [`segment`]).
 pub const SEGMENT_INSTS: usize = 13;
@@ -20,7 +20,7 @@ struct Consts {
 }
 
 fn arith(cur: &mut Cursor<'_>, op: ArithmeticOp, ty: Type, a: Value, b: Value) -> Value {
-    Value::Inst(cur.ins(InstKind::Arithmetic(op), Some(ty), [a, b]))
+    cur.arith(op, ty, &[a, b])
 }
 
 /// One segment starting in block `at` from value `a`: a live chain step, two foldable

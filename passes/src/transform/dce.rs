@@ -244,7 +244,8 @@ fn phis_of(f: &Function, b: BlockId) -> Vec<InstId> {
 fn fix_phis(f: &mut Function) -> Vec<InstId> {
     let cfg = Cfg::compute(f);
     let mut all = Vec::new();
-    for b in f.block_order.to_vec() {
+    let order = f.block_order.to_vec();
+    for b in order {
         let phis = phis_of(f, b);
         if phis.is_empty() {
             continue;

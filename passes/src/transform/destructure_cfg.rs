@@ -47,7 +47,6 @@ use crate::form::describe_function;
 use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::util::edit::alloca_prefix_len;
-use crate::util::reach::owned;
 use xir_ir::inst::{InstData, InstKind};
 use xir_ir::op::AllocaOp;
 use xir_ir::text::print::printed_block_labels;
@@ -139,9 +138,8 @@ fn describe_problem(m: &Module, f: FuncId, p: &Problem) -> String {
 
 /// Checks every owned block of `func`; returns every problem found (empty = go).
 pub fn preflight_function(func: &Function) -> Vec<Problem> {
-    let own = owned(func);
-    let is_owned = |v: Option<&Value>| matches!(v, Some(Value::Block(b)) if own[*b]);
-    let opt_owned = |b: &Option<BlockId>| b.is_some_and(|b| own[b]);
+    let is_owned = |v: Option<&Value>| matches!(v, Some(Value::Block(b)) if func.has_block(*b));
+    let opt_owned = |b: &Option<BlockId>| b.is_some_and(|b| func.has_block(b));
     let mut out = Vec::new();
     for &b in &func.block_order {
         let Some(t) = func.terminator(b) else {

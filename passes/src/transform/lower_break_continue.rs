@@ -29,7 +29,6 @@
 use crate::form::describe_function;
 use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
-use crate::util::reach::owned;
 use xir_ir::inst::InstKind;
 use xir_ir::{FuncId, Function, InstId, Module, Value};
 
@@ -69,14 +68,13 @@ pub struct Sites {
 
 /// Collects the sites of `func` (no mutation).
 pub fn collect_sites(func: &Function) -> Sites {
-    let own = owned(func);
     let mut s = Sites::default();
     for &b in &func.block_order {
         let Some(t) = func.terminator(b) else {
             continue;
         };
         let d = func.inst(t);
-        let ok = matches!(d.operands.first(), Some(Value::Block(x)) if own[*x]);
+        let ok = matches!(d.operands.first(), Some(Value::Block(x)) if func.has_block(*x));
         match (&d.kind, ok) {
             (InstKind::Break, true) => s.breaks.push(t),
             (InstKind::Break, false) => s.rejected_breaks += 1,

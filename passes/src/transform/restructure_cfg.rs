@@ -31,7 +31,9 @@
 //!    shared with outside code is copied, and a whole loop entered only from this one
 //!    (code after a `break` that loops on its own, e.g. an inner loop on the outer loop's
 //!    break path) is adopted as a child. An edge still leaving two loops at once is a
-//!    multi-level break and is refused. Each header gets a
+//!    multi-level break: its target joins the innermost loop that holds all its
+//!    predecessors (code after the inner loop's `break`) when it heads no loop, and is
+//!    refused otherwise. Each header gets a
 //!    dedicated preheader (its single outside predecessor when that ends in `br`, a new
 //!    block otherwise; a new body block when the header is the body, taking its allocas).
 //!    The preheader's `br` becomes `loop prepare H, body B, update U, merge M` when the

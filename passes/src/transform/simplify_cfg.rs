@@ -42,7 +42,7 @@ use crate::util::constant::{as_bool, as_selector, select_case};
 use crate::util::edit::{remove_blocks, replace_terminator_with_branch};
 use crate::util::phi::remove_incomings;
 use crate::util::reach::{
-    is_loop_prepare_exit, loop_prepares, owned, preorder, structural_successors,
+    StructuralSuccessors, is_loop_prepare_exit, loop_prepares, preorder, structural_successors,
     structural_targets, structurally_reachable,
 };
 use xir_ir::analysis::Cfg;
@@ -191,19 +191,18 @@ fn fold_indexed_branch(module: &mut Module, fid: FuncId, info: &mut SimplifyCfgC
 
 /// Blocks entered by a back edge of a depth-first walk along structural successors.
 fn loop_headers(f: &Function) -> SecondaryMap<BlockId, bool> {
-    let own = owned(f);
     let mut headers = SecondaryMap::with_default(false);
     // 0 = unvisited, 1 = on the stack, 2 = done.
     let mut state: SecondaryMap<BlockId, u8> = SecondaryMap::with_default(0);
     let Some(entry) = f.body else { return headers };
-    let mut stack: Vec<(BlockId, Vec<BlockId>, usize)> =
+    let mut stack: Vec<(BlockId, StructuralSuccessors, usize)> =
         vec![(entry, structural_successors(f, entry), 0)];
     state[entry] = 1;
     while let Some((b, succs, next)) = stack.last_mut() {
         if *next < succs.len() {
             let s = succs[*next];
             *next += 1;
-            if !own[s] {
+            if !f.has_block(s) {
                 continue;
             }
             match state[s] {
@@ -382,7 +381,8 @@ fn remove_unreachable(f: &mut Function, info: &mut SimplifyCfgCounters) -> bool 
     for &b in &dead {
         is_dead[b] = true;
     }
-    for b in f.block_order.to_vec() {
+    let order = f.block_order.to_vec();
+    for b in order {
         if is_dead[b] {
             continue;
         }

@@ -10,23 +10,14 @@
 //! All walks are iterative worklists.
 
 use super::constant::{as_bool, as_selector, select_case};
+use smallvec::SmallVec;
 use xir_ir::inst::InstKind;
 use xir_ir::{BlockId, Function, InstId, Module, SecondaryMap, Value};
-
-/// Marks the owned blocks of `f`.
-pub fn owned(f: &Function) -> SecondaryMap<BlockId, bool> {
-    let mut m = SecondaryMap::with_default(false);
-    for &b in &f.block_order {
-        m[b] = true;
-    }
-    m
-}
 
 /// Calls `visit` for every successor of `b` that can execute, given constant conditions.
 pub fn exec_successors(module: &Module, f: &Function, b: BlockId, mut visit: impl FnMut(BlockId)) {
     let Some(t) = f.terminator(b) else { return };
     let d = &f.insts[t];
-    let blocks: Vec<BlockId> = d.successors().collect();
     match &d.kind {
         InstKind::If { .. } | InstKind::ConditionalBranch => {
             match d.operands.first().and_then(|c| as_bool(module, *c)) {
@@ -36,10 +27,11 @@ pub fn exec_successors(module: &Module, f: &Function, b: BlockId, mut visit: imp
                         visit(*x);
                     }
                 }
-                None => blocks.into_iter().for_each(visit),
+                None => d.successors().for_each(visit),
             }
         }
         InstKind::Switch { labels, .. } | InstKind::IndexedBranch { labels } => {
+            let blocks: SmallVec<[BlockId; 8]> = d.successors().collect();
             match d.operands.first().and_then(|c| as_selector(module, *c)) {
                 Some(sel) if !blocks.is_empty() => {
                     visit(select_case(sel, labels, blocks[0], &blocks[1..]));
@@ -47,20 +39,19 @@ pub fn exec_successors(module: &Module, f: &Function, b: BlockId, mut visit: imp
                 _ => blocks.into_iter().for_each(visit),
             }
         }
-        _ => blocks.into_iter().for_each(visit),
+        _ => d.successors().for_each(visit),
     }
 }
 
 /// Owned blocks executable from the body, honouring constant branch conditions.
 pub fn exec_reachable(module: &Module, f: &Function) -> SecondaryMap<BlockId, bool> {
-    let own = owned(f);
     let mut seen = SecondaryMap::with_default(false);
     let Some(entry) = f.body else { return seen };
     let mut work = vec![entry];
     seen[entry] = true;
     while let Some(b) = work.pop() {
         exec_successors(module, f, b, |s| {
-            if own[s] && !seen[s] {
+            if f.has_block(s) && !seen[s] {
                 seen[s] = true;
                 work.push(s);
             }
@@ -71,13 +62,13 @@ pub fn exec_reachable(module: &Module, f: &Function) -> SecondaryMap<BlockId, bo
 
 /// Successors of `b`'s terminator, then its merge block, then its other side blocks
 /// (a `loop`'s body and update): the instruction table's successor slots and side-block
-/// fields.
-pub fn structural_successors(f: &Function, b: BlockId) -> Vec<BlockId> {
+/// fields. (Inline up to four: walks call this once per block.)
+pub fn structural_successors(f: &Function, b: BlockId) -> StructuralSuccessors {
     let Some(t) = f.terminator(b) else {
-        return Vec::new();
+        return StructuralSuccessors::new();
     };
     let d = &f.insts[t];
-    let mut out: Vec<BlockId> = d.successors().collect();
+    let mut out: StructuralSuccessors = d.successors().collect();
     let merge = d.kind.merge();
     out.extend(merge);
     out.extend(
@@ -88,6 +79,9 @@ pub fn structural_successors(f: &Function, b: BlockId) -> Vec<BlockId> {
     );
     out
 }
+
+/// The blocks [`structural_successors`] returns.
+pub type StructuralSuccessors = SmallVec<[BlockId; 4]>;
 
 /// Blocks reachable from the body along [`Function::successors`] (physical edges only).
 pub fn reachable(f: &Function) -> SecondaryMap<BlockId, bool> {
@@ -108,14 +102,13 @@ pub fn reachable(f: &Function) -> SecondaryMap<BlockId, bool> {
 
 /// Owned blocks reachable from the body along [`structural_successors`].
 pub fn structurally_reachable(f: &Function) -> SecondaryMap<BlockId, bool> {
-    let own = owned(f);
     let mut seen = SecondaryMap::with_default(false);
     let Some(entry) = f.body else { return seen };
     let mut work = vec![entry];
     seen[entry] = true;
     while let Some(b) = work.pop() {
         for s in structural_successors(f, b) {
-            if own[s] && !seen[s] {
+            if f.has_block(s) && !seen[s] {
                 seen[s] = true;
                 work.push(s);
             }
@@ -189,20 +182,22 @@ pub fn is_loop_prepare_exit(
 /// Blocks reachable from the body along operand edges, in depth-first pre-order (the
 /// default traversal order of upstream's block walks).
 pub fn preorder(f: &Function) -> Vec<BlockId> {
-    let own = owned(f);
     let mut seen: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
     let mut out = Vec::new();
     let Some(entry) = f.body else { return out };
     let mut stack = vec![entry];
     while let Some(b) = stack.pop() {
-        if seen[b] || !own[b] {
+        if seen[b] || !f.has_block(b) {
             continue;
         }
         seen[b] = true;
         out.push(b);
-        let succs = f.successors(b);
-        for s in succs.into_iter().rev() {
-            if !seen[s] {
+        let Some(t) = f.terminator(b) else { continue };
+        // Pushed last to first, so the first successor is visited next.
+        for s in f.insts[t].successor_operands().iter().rev() {
+            if let Value::Block(s) = *s
+                && !seen[s]
+            {
                 stack.push(s);
             }
         }

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use xir_ir::edit::{Cursor, InstBuilder};
-use xir_ir::{Function, FunctionKind, InstKind, Module, Value};
+use xir_ir::{Function, FunctionKind, Module, Value};
 use xir_passes::pipeline::{
     Instrumentation, Invocation, Loader, Pipeline, RunOptions, RunResult, Runner, Verifier,
 };
@@ -31,11 +31,7 @@ pub fn structured_module() -> Module {
     let entry = f.ensure_body();
     let then = f.create_block();
     let merge = f.create_block();
-    Cursor::at_end(&mut f, entry).ins(
-        InstKind::If { merge: Some(merge) },
-        None,
-        [Value::Const(t), Value::Block(then), Value::Block(merge)],
-    );
+    Cursor::at_end(&mut f, entry).if_(Value::Const(t), then, merge, merge);
     Cursor::at_end(&mut f, then).br(merge);
     Cursor::at_end(&mut f, merge).ret(None);
     m.add_function(f);

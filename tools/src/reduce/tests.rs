@@ -3,9 +3,9 @@
 
 use super::strategies::{Site, Strategy, apply, sites};
 use super::*;
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::op::ArithmeticOp as A;
-use xir_ir::{BlockId, FuncId, Function, FunctionKind, InstId, Metadata, Type, Value};
+use xir_ir::{Function, FunctionKind, Metadata, Value};
 
 /// Prints for real; "parses" by accepting (the round trip is the driver's business and
 /// is tested end to end once its parser is linked).
@@ -17,18 +17,6 @@ impl Codec for PrintOnly {
     fn parse(&self, _text: &str) -> Result<Module, String> {
         Ok(Module::new())
     }
-}
-
-fn ins(
-    m: &mut Module,
-    f: FuncId,
-    b: BlockId,
-    k: InstKind,
-    ty: Option<Type>,
-    ops: &[Value],
-) -> InstId {
-    m.func_mut(f)
-        .append_inst(b, InstData::new(k, ty, ops.iter().copied()))
 }
 
 /// A callable `add1(a) = a + 1` and a kernel that calls it, multiplies, branches on the
@@ -46,79 +34,28 @@ fn sample() -> Module {
     let f = m.add_function(Function::new(FunctionKind::Callable, Some(i32t)));
     let a = Value::Arg(m.func_mut(f).add_arg(xir_ir::ArgKind::Value, i32t));
     let fb = m.func_mut(f).ensure_body();
-    let t = ins(
-        &mut m,
-        f,
-        fb,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(i32t),
-        &[a, c1],
-    );
-    ins(&mut m, f, fb, InstKind::Return, None, &[Value::Inst(t)]);
+    let t = Cursor::at_end(m.func_mut(f), fb).arith(A::BinaryAdd, i32t, &[a, c1]);
+    Cursor::at_end(m.func_mut(f), fb).ret(Some(t));
 
     let k = m.add_function(Function::new(FunctionKind::kernel(), None));
     let e = m.func_mut(k).ensure_body();
     let b1 = m.func_mut(k).create_block();
     let b2 = m.func_mut(k).create_block();
     let b3 = m.func_mut(k).create_block();
-    let x = ins(
-        &mut m,
-        k,
-        e,
-        InstKind::Call,
-        Some(i32t),
-        &[Value::Func(f), c3],
-    );
-    let y = ins(
-        &mut m,
-        k,
-        e,
-        InstKind::Arithmetic(A::BinaryMul),
-        Some(i32t),
-        &[Value::Inst(x), c7],
-    );
-    m.func_mut(k).insts[y]
+    let kf = m.func_mut(k);
+    let x = Value::Inst(Cursor::at_end(kf, e).call(Some(i32t), f, &[c3]));
+    let y = Cursor::at_end(kf, e).arith(A::BinaryMul, i32t, &[x, c7]);
+    kf.insts[y.as_inst().unwrap()]
         .metadata
         .push(Metadata::Name("product".into()));
-    let c = ins(
-        &mut m,
-        k,
-        e,
-        InstKind::Arithmetic(A::BinaryLess),
-        Some(boolt),
-        &[Value::Inst(y), c10],
-    );
-    ins(
-        &mut m,
-        k,
-        e,
-        InstKind::ConditionalBranch,
-        None,
-        &[Value::Inst(c), Value::Block(b1), Value::Block(b2)],
-    );
-    let z = ins(
-        &mut m,
-        k,
-        b1,
-        InstKind::Arithmetic(A::BinaryAdd),
-        Some(i32t),
-        &[Value::Inst(y), c1],
-    );
-    ins(&mut m, k, b1, InstKind::Branch, None, &[Value::Block(b3)]);
-    ins(&mut m, k, b2, InstKind::Branch, None, &[Value::Block(b3)]);
-    let p = m.func_mut(k).append_inst(
-        b3,
-        InstData::phi(i32t, [(Value::Inst(z), b1), (Value::Inst(y), b2)]),
-    );
-    ins(
-        &mut m,
-        k,
-        b3,
-        InstKind::Arithmetic(A::BinarySub),
-        Some(i32t),
-        &[Value::Inst(p), c1],
-    );
-    ins(&mut m, k, b3, InstKind::Return, None, &[]);
+    let c = Cursor::at_end(kf, e).arith(A::BinaryLess, boolt, &[y, c10]);
+    Cursor::at_end(kf, e).cond_br(c, b1, b2);
+    let z = Cursor::at_end(kf, b1).arith(A::BinaryAdd, i32t, &[y, c1]);
+    Cursor::at_end(kf, b1).br(b3);
+    Cursor::at_end(kf, b2).br(b3);
+    let p = Cursor::at_end(kf, b3).phi(i32t, &[(z, b1), (y, b2)]);
+    Cursor::at_end(kf, b3).arith(A::BinarySub, i32t, &[p, c1]);
+    Cursor::at_end(kf, b3).ret(None);
     m
 }
 
@@ -279,15 +216,8 @@ fn array_types_shrink() {
     });
     let k = m.add_function(Function::new(FunctionKind::kernel(), None));
     let e = m.func_mut(k).ensure_body();
-    ins(
-        &mut m,
-        k,
-        e,
-        InstKind::Alloca(xir_ir::op::AllocaOp::Local),
-        Some(arr),
-        &[],
-    );
-    ins(&mut m, k, e, InstKind::Return, None, &[]);
+    Cursor::at_end(m.func_mut(k), e).alloca(xir_ir::op::AllocaOp::Local, arr);
+    Cursor::at_end(m.func_mut(k), e).ret(None);
     clean(&m);
     let s = sites(Strategy::Types, &m);
     assert_eq!(s, vec![Site::Type(arr)]);

@@ -142,7 +142,7 @@ impl<'g> Fb<'g> {
             let md = metadata_of(k, self.rng);
             self.f.metadata.push(md);
         }
-        for b in self.f.block_order.to_vec() {
+        for b in self.f.block_order.iter().copied() {
             if self.rng.chance(5) {
                 let md = metadata_of(MetadataKind::Comment, self.rng);
                 self.f.blocks[b].metadata.push(md);

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::entity::EntityRef;
 use xir_ir::text::{IdStyle, PrintOptions, print_module};
 use xir_ir::*;
@@ -13,13 +14,11 @@ fn malformed() -> Module {
     let (mut m, mut k, b) = kernel_shell();
     let u = m.types.u32();
     let second = k.create_block();
-    ins(&mut k, b, InstKind::Clock, Some(Type::new(999)), []);
-    ins(
-        &mut k,
-        b,
-        InstKind::Arithmetic(op::ArithmeticOp::BinaryAdd),
-        Some(u),
-        [
+    Cursor::at_end(&mut k, b).clock(Type::new(999));
+    Cursor::at_end(&mut k, b).arith(
+        op::ArithmeticOp::BinaryAdd,
+        u,
+        &[
             Value::Inst(InstId::new(999)),
             Value::Arg(ArgId::new(7)),
             Value::Const(ConstId::new(5)),
@@ -29,9 +28,7 @@ fn malformed() -> Module {
         ],
     );
     // A phi with two values and one block (the second value sits in a block slot).
-    ins(
-        &mut k,
-        b,
+    Cursor::at_end(&mut k, b).ins(
         InstKind::Phi,
         Some(u),
         [
@@ -40,32 +37,16 @@ fn malformed() -> Module {
             Value::Inst(InstId::new(0)),
         ],
     );
-    ins(
-        &mut k,
-        b,
-        InstKind::Store,
-        None,
-        [Value::Undef(UndefId::new(3))],
-    );
-    ins(
-        &mut k,
-        b,
-        InstKind::Call,
-        Some(u),
-        [Value::Func(FuncId::new(9)), Value::Undef(UndefId::new(3))],
-    );
-    ins(
-        &mut k,
-        b,
+    Cursor::at_end(&mut k, b).ins(InstKind::Store, None, [Value::Undef(UndefId::new(3))]);
+    Cursor::at_end(&mut k, b).call(Some(u), FuncId::new(9), &[Value::Undef(UndefId::new(3))]);
+    Cursor::at_end(&mut k, b).ins(
         InstKind::Assert {
             message: "m".into(),
         },
         None,
         [],
     );
-    ins(
-        &mut k,
-        second,
+    Cursor::at_end(&mut k, second).ins(
         InstKind::Loop {
             body: None,
             update: Some(BlockId::new(500)),
@@ -74,9 +55,7 @@ fn malformed() -> Module {
         None,
         [],
     );
-    ins(
-        &mut k,
-        b,
+    Cursor::at_end(&mut k, b).ins(
         InstKind::Switch {
             labels: vec![1, 2, 3],
             merge: Some(BlockId::new(400)),
@@ -84,7 +63,7 @@ fn malformed() -> Module {
         None,
         [Value::Arg(ArgId::new(0)), second.into()],
     );
-    ins(&mut k, second, InstKind::If { merge: None }, None, []);
+    Cursor::at_end(&mut k, second).ins(InstKind::If { merge: None }, None, []);
     k.arg_order.push(ArgId::new(42));
     m.add_function(k);
     let mut bad_body = Function::new(FunctionKind::Callable, Some(Type::new(12345)));

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::text::{PrintOptions, print_module};
 use xir_ir::*;
 
@@ -15,16 +16,10 @@ fn deep_module() -> Module {
     let mut cur = body;
     for _ in 0..DEPTH {
         let child = k.create_block();
-        ins(
-            &mut k,
-            cur,
-            InstKind::Outline { merge: None },
-            None,
-            [child.into()],
-        );
+        Cursor::at_end(&mut k, cur).outline(child, None);
         cur = child;
     }
-    ins(&mut k, cur, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, cur).ret(None);
     // A deeply nested array type as the kernel's argument.
     let mut t = m.types.u32();
     for _ in 0..DEPTH {

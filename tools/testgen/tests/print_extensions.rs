@@ -5,6 +5,7 @@
 mod common;
 
 use common::*;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::metadata::StridedMma;
 use xir_ir::op::*;
 use xir_ir::text::{IdStyle, PrintOptions, print_module};
@@ -64,7 +65,7 @@ fn undef_module(build: impl FnOnce(&mut Module, &mut Function, BlockId)) -> Stri
     let mut k = Function::new(FunctionKind::kernel(), None);
     let b = k.ensure_body();
     build(&mut m, &mut k, b);
-    ins(&mut k, b, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, b).ret(None);
     m.add_function(k);
     print(&m)
 }
@@ -75,12 +76,10 @@ fn undefined_values_declared_only_when_not_inferable() {
     let text = undef_module(|m, k, b| {
         let f = m.types.f32();
         let u = m.undef(f);
-        ins(
-            k,
-            b,
-            InstKind::Arithmetic(ArithmeticOp::BinaryAdd),
-            Some(f),
-            [u.into_value(), u.into_value()],
+        Cursor::at_end(k, b).arith(
+            ArithmeticOp::BinaryAdd,
+            f,
+            &[u.into_value(), u.into_value()],
         );
     });
     assert!(!text.contains("undef "), "{text}");
@@ -94,13 +93,7 @@ fn undefined_values_declared_only_when_not_inferable() {
         let f = m.types.f32();
         let u32t = m.types.u32();
         let uu = m.undef(u32t);
-        ins(
-            k,
-            b,
-            InstKind::Arithmetic(ArithmeticOp::BinaryAdd),
-            Some(f),
-            [uu.into_value()],
-        );
+        Cursor::at_end(k, b).arith(ArithmeticOp::BinaryAdd, f, &[uu.into_value()]);
     });
     assert_text(
         &text,
@@ -125,20 +118,8 @@ kernel %0 () = define %1: {
         m.undefs[uf]
             .metadata
             .push(Metadata::Comment("poison".into()));
-        ins(
-            k,
-            b,
-            InstKind::Cast(CastOp::StaticCast),
-            Some(f),
-            [uu.into_value()],
-        );
-        ins(
-            k,
-            b,
-            InstKind::Arithmetic(ArithmeticOp::Abs),
-            Some(f),
-            [uf.into_value()],
-        );
+        Cursor::at_end(k, b).cast(CastOp::StaticCast, f, uu.into_value());
+        Cursor::at_end(k, b).arith(ArithmeticOp::Abs, f, &[uf.into_value()]);
     });
     assert!(
         text.starts_with(
@@ -156,13 +137,7 @@ kernel %0 () = define %1: {
         let _unused = m.undef(i);
         let v = m.undef(f);
         let _ = v;
-        ins(
-            k,
-            b,
-            InstKind::Store,
-            None,
-            [p.into_value(), p.into_value()],
-        );
+        Cursor::at_end(k, b).store(p.into_value(), p.into_value());
     });
     assert!(
         text.contains("%2: void = store %4.undefined, %4.undefined;"),
@@ -195,20 +170,8 @@ fn special_registers_declared_only_with_metadata_or_unused() {
     m.special_registers[1].1.push(Metadata::Name("gid".into()));
     let (_, mut k, b) = kernel_shell();
     let u3 = m.types.vector(u, 3);
-    ins(
-        &mut k,
-        b,
-        InstKind::Arithmetic(ArithmeticOp::Max),
-        Some(u),
-        [tid, tid],
-    );
-    ins(
-        &mut k,
-        b,
-        InstKind::Arithmetic(ArithmeticOp::Abs),
-        Some(u3),
-        [did],
-    );
+    Cursor::at_end(&mut k, b).arith(ArithmeticOp::Max, u, &[tid, tid]);
+    Cursor::at_end(&mut k, b).arith(ArithmeticOp::Abs, u3, &[did]);
     m.add_function(k);
     assert_text(
         &print(&m),
@@ -236,26 +199,10 @@ fn unreachable_blocks_printed_as_extra_top_level_blocks() {
     let t = m.types.bool();
     let c = m.constant(t, &[0]);
     let then_b = k.create_block();
-    ins(
-        &mut k,
-        body,
-        InstKind::If {
-            merge: Some(merge_only),
-        },
-        None,
-        [c.into(), then_b.into(), then_b.into()],
-    );
-    ins(&mut k, then_b, InstKind::Return, None, []);
-    ins(
-        &mut k,
-        merge_only,
-        InstKind::Unreachable {
-            message: String::new(),
-        },
-        None,
-        [],
-    );
-    ins(&mut k, dead, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, body).if_(c.into(), then_b, then_b, merge_only);
+    Cursor::at_end(&mut k, then_b).ret(None);
+    Cursor::at_end(&mut k, merge_only).unreachable(String::new());
+    Cursor::at_end(&mut k, dead).ret(None);
     m.add_function(k);
     // Nested: the merge block is printed inline (upstream does too); the dead block is
     // the extension.
@@ -305,15 +252,9 @@ kernel %1 () = define {
 fn referenced_but_unowned_blocks_are_printed() {
     let (mut m, mut k, body) = kernel_shell();
     let stray = k.create_block();
-    ins(&mut k, stray, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, stray).ret(None);
     k.remove_block(stray);
-    ins(
-        &mut k,
-        body,
-        InstKind::SimpleLoop { merge: Some(stray) },
-        None,
-        [body.into()],
-    );
+    Cursor::at_end(&mut k, body).simple_loop(body, stray);
     m.add_function(k);
     let text = print_flat(&m);
     assert!(
@@ -328,7 +269,7 @@ fn names_quoted_only_when_not_identifiers() {
     for n in ["x_1", "a b", "3d", "", "q\"", "é"] {
         k.metadata.push(Metadata::Name(n.into()));
     }
-    ins(&mut k, b, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, b).ret(None);
     m.add_function(k);
     let text = print(&m);
     assert!(
@@ -342,7 +283,7 @@ fn names_quoted_only_when_not_identifiers() {
 #[test]
 fn newer_metadata_kinds() {
     let (mut m, mut k, b) = kernel_shell();
-    let r = ins(&mut k, b, InstKind::Return, None, []);
+    let r = Cursor::at_end(&mut k, b).ret(None);
     k.insts[r].metadata = vec![
         Metadata::NoInline,
         Metadata::ContiguousCopy {
@@ -381,22 +322,8 @@ fn cooperative_types_and_debug_break_callback() {
     k.add_arg(ArgKind::Value, mr);
     k.add_arg(ArgKind::Value, cv);
     let b = k.ensure_body();
-    ins(
-        &mut k,
-        b,
-        InstKind::DebugBreak {
-            callback: Some(0x1f2e),
-        },
-        None,
-        [a.into()],
-    );
-    ins(
-        &mut k,
-        b,
-        InstKind::DebugBreak { callback: Some(0) },
-        None,
-        [],
-    );
+    Cursor::at_end(&mut k, b).debug_break(Some(0x1f2e), &[a.into()]);
+    Cursor::at_end(&mut k, b).debug_break(Some(0), &[]);
     m.add_function(k);
     let text = print(&m);
     assert!(text.contains("    %1: coopvec_ref<16, f16>;\n    %2: coopmat_ref<16, 8, f16>;\n    %3: coopvec<float,32>;\n"), "{text}");

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::text::{IdStyle, PrintOptions, print_module};
 
 const NESTED: &str = "module;
@@ -232,7 +233,7 @@ fn debug_info_loop_frontiers_and_missing_terminator() {
     // trailing `: ` is popped.
     let (mut m, mut k, b) = kernel_shell();
     let t = m.types.u64();
-    ins(&mut k, b, xir_ir::InstKind::Clock, Some(t), []);
+    Cursor::at_end(&mut k, b).ins(xir_ir::InstKind::Clock, Some(t), []);
     m.add_function(k);
     let text = print_module(&m, &opts);
     assert!(

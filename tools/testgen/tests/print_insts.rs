@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::inst::*;
 use xir_ir::metadata::{CurveBasis, CurveBasisSet, SpillKind};
 use xir_ir::op::*;
@@ -35,8 +36,8 @@ fn line(kind: InstKind, ty: fn(&mut Module) -> Option<Type>, ops: &[usize]) -> S
     vals.push(c.add_arg(ArgKind::Value, u).into());
     vals.push(c.add_arg(ArgKind::Resource, bindless).into());
     let body = c.ensure_body();
-    ins(&mut c, body, kind, t, ops.iter().map(|k| vals[*k]));
-    ins(&mut c, body, InstKind::Return, None, []);
+    Cursor::at_end(&mut c, body).ins(kind, t, ops.iter().map(|k| vals[*k]));
+    Cursor::at_end(&mut c, body).ret(None);
     m.add_function(c);
     let text = print(&m);
     let l = text
@@ -427,11 +428,11 @@ fn switch_text(sel: ScalarKind, labels: Vec<u64>, indexed: bool) -> String {
             merge: Some(merge),
         }
     };
-    ins(&mut k, body, kind, None, ops);
+    Cursor::at_end(&mut k, body).ins(kind, None, ops);
     for b in cases.iter().chain([&default]) {
-        ins(&mut k, *b, InstKind::Break, None, [merge.into()]);
+        Cursor::at_end(&mut k, *b).break_(merge);
     }
-    ins(&mut k, merge, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, merge).ret(None);
     m.add_function(k);
     print(&m)
 }
@@ -517,89 +518,23 @@ fn structured_constructs_nested_and_flat() {
         fmerge,
     ] = std::array::from_fn(|_| k.create_block());
     let q = k.add_arg(ArgKind::Reference, b);
-    ins(
-        &mut k,
-        body,
-        InstKind::Loop {
-            body: Some(lbody),
-            update: Some(upd),
-            merge: Some(lmerge),
-        },
-        None,
-        [prep.into()],
-    );
-    ins(
-        &mut k,
-        prep,
-        InstKind::ConditionalBranch,
-        None,
-        [t.into(), lbody.into(), lmerge.into()],
-    );
-    ins(&mut k, lbody, InstKind::Continue, None, [upd.into()]);
-    ins(&mut k, upd, InstKind::Branch, None, [prep.into()]);
-    ins(
-        &mut k,
-        lmerge,
-        InstKind::SimpleLoop {
-            merge: Some(smerge),
-        },
-        None,
-        [sbody.into()],
-    );
-    ins(&mut k, sbody, InstKind::Break, None, [smerge.into()]);
-    ins(
-        &mut k,
-        smerge,
-        InstKind::Outline {
-            merge: Some(omerge),
-        },
-        None,
-        [obody.into()],
-    );
-    ins(&mut k, obody, InstKind::Branch, None, [omerge.into()]);
-    ins(
-        &mut k,
-        omerge,
-        InstKind::AutodiffScope {
-            merge: Some(amerge),
-            forward: false,
-            n_forward_grads: 0,
-        },
-        None,
-        [aentry.into()],
-    );
-    ins(&mut k, aentry, InstKind::Branch, None, [amerge.into()]);
-    ins(
-        &mut k,
-        amerge,
-        InstKind::RayQueryLoop {
-            merge: Some(rmerge),
-        },
-        None,
-        [dispatch.into()],
-    );
-    ins(
-        &mut k,
-        dispatch,
-        InstKind::RayQueryDispatch,
-        None,
-        [q.into(), rmerge.into(), surf.into(), proc_.into()],
-    );
-    ins(&mut k, surf, InstKind::Branch, None, [dispatch.into()]);
-    ins(&mut k, proc_, InstKind::Branch, None, [dispatch.into()]);
-    ins(
-        &mut k,
-        rmerge,
-        InstKind::AutodiffScope {
-            merge: Some(fmerge),
-            forward: true,
-            n_forward_grads: 2,
-        },
-        None,
-        [fentry.into()],
-    );
-    ins(&mut k, fentry, InstKind::Branch, None, [fmerge.into()]);
-    ins(&mut k, fmerge, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, body).loop_(prep, lbody, upd, lmerge);
+    Cursor::at_end(&mut k, prep).cond_br(t.into(), lbody, lmerge);
+    Cursor::at_end(&mut k, lbody).continue_(upd);
+    Cursor::at_end(&mut k, upd).br(prep);
+    Cursor::at_end(&mut k, lmerge).simple_loop(sbody, smerge);
+    Cursor::at_end(&mut k, sbody).break_(smerge);
+    Cursor::at_end(&mut k, smerge).outline(obody, omerge);
+    Cursor::at_end(&mut k, obody).br(omerge);
+    Cursor::at_end(&mut k, omerge).autodiff_scope(aentry, amerge, false, 0);
+    Cursor::at_end(&mut k, aentry).br(amerge);
+    Cursor::at_end(&mut k, amerge).ray_query_loop(dispatch, rmerge);
+    Cursor::at_end(&mut k, dispatch).ray_query_dispatch(q.into(), rmerge, surf, proc_);
+    Cursor::at_end(&mut k, surf).br(dispatch);
+    Cursor::at_end(&mut k, proc_).br(dispatch);
+    Cursor::at_end(&mut k, rmerge).autodiff_scope(fentry, fmerge, true, 2);
+    Cursor::at_end(&mut k, fentry).br(fmerge);
+    Cursor::at_end(&mut k, fmerge).ret(None);
     m.add_function(k);
     let text = print(&m);
     assert_text(
@@ -687,46 +622,25 @@ fn phi_and_metadata_placement() {
     k.blocks[header]
         .metadata
         .push(Metadata::Name("loop_header".into()));
-    ins(&mut k, entry, InstKind::Branch, None, [header.into()]);
-    let phi = ins(&mut k, header, InstKind::Phi, Some(u), []);
-    let inc = ins(
-        &mut k,
-        header,
-        InstKind::Arithmetic(ArithmeticOp::BinaryAdd),
-        Some(u),
-        [phi.into(), c0.into()],
-    );
-    k.insts[phi].phi_set_edges([(Value::from(c0), entry), (inc.into(), header)]);
+    Cursor::at_end(&mut k, entry).br(header);
+    let phi = Cursor::at_end(&mut k, header).ins(InstKind::Phi, Some(u), []);
+    let inc =
+        Cursor::at_end(&mut k, header).arith(ArithmeticOp::BinaryAdd, u, &[phi.into(), c0.into()]);
+    k.insts[phi].phi_set_edges([(Value::from(c0), entry), (inc, header)]);
     k.insts[phi].metadata.push(Metadata::Name("i".into()));
     k.insts[phi]
         .metadata
         .push(Metadata::Reg2MemSpill(SpillKind::CrossBlock));
-    let lt = ins(
-        &mut k,
-        header,
-        InstKind::Arithmetic(ArithmeticOp::BinaryLess),
-        Some(m.types.bool()),
-        [inc.into(), a.into()],
+    let lt = Cursor::at_end(&mut k, header).arith(
+        ArithmeticOp::BinaryLess,
+        m.types.bool(),
+        &[inc, a.into()],
     );
-    ins(
-        &mut k,
-        header,
-        InstKind::ConditionalBranch,
-        None,
-        [lt.into(), header.into(), exit.into()],
-    );
+    Cursor::at_end(&mut k, header).cond_br(lt, header, exit);
     let mut cb = CurveBasisSet::default();
     cb.insert(CurveBasis::CatmullRom);
     cb.insert(CurveBasis::PiecewiseLinear);
-    let un = ins(
-        &mut k,
-        exit,
-        InstKind::Unreachable {
-            message: String::new(),
-        },
-        None,
-        [],
-    );
+    let un = Cursor::at_end(&mut k, exit).unreachable(String::new());
     k.insts[un].metadata.push(Metadata::CurveBasis(cb));
     k.insts[un]
         .metadata

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::inst::*;
 use xir_ir::op::*;
 use xir_ir::*;
@@ -134,7 +135,7 @@ fn every_kind_of_difference_is_reported() {
     check("block count", &|m| {
         let f = m.func_mut(k);
         let dead = f.create_block();
-        ins(f, dead, InstKind::Return, None, []);
+        Cursor::at_end(f, dead).ret(None);
     });
     check("instruction #4: kind", &|m| {
         // Point the `if`'s merge at the else block.
@@ -162,9 +163,7 @@ fn struct_alignment_undef_types_and_labels_are_compared() {
         let b = fun.ensure_body();
         let c1 = fun.create_block();
         let merge = fun.create_block();
-        ins(
-            &mut fun,
-            b,
+        Cursor::at_end(&mut fun, b).ins(
             InstKind::Switch {
                 labels: vec![label],
                 merge: Some(merge),
@@ -172,23 +171,9 @@ fn struct_alignment_undef_types_and_labels_are_compared() {
             None,
             [a.into(), merge.into(), c1.into()],
         );
-        ins(
-            &mut fun,
-            c1,
-            InstKind::Store,
-            None,
-            [Value::Undef(un), Value::Undef(un)],
-        );
-        ins(&mut fun, c1, InstKind::Break, None, [merge.into()]);
-        ins(
-            &mut fun,
-            merge,
-            InstKind::Unreachable {
-                message: String::new(),
-            },
-            None,
-            [],
-        );
+        Cursor::at_end(&mut fun, c1).store(Value::Undef(un), Value::Undef(un));
+        Cursor::at_end(&mut fun, c1).break_(merge);
+        Cursor::at_end(&mut fun, merge).unreachable(String::new());
         m.add_function(fun);
         m
     };
@@ -206,9 +191,7 @@ fn struct_alignment_undef_types_and_labels_are_compared() {
 fn coroutine_nan_attributes_compare_bitwise() {
     let build = |x: f64| {
         let (mut m, mut k, b) = kernel_shell();
-        ins(
-            &mut k,
-            b,
+        Cursor::at_end(&mut k, b).ins(
             InstKind::CoroSuspend(Box::new(CoroSuspendData {
                 extensions: vec![CoroExtension {
                     schema: "s".into(),
@@ -242,16 +225,10 @@ fn ten_thousand_deep_modules_compare_on_a_small_stack() {
                 let mut cur = body;
                 for _ in 0..10_000 {
                     let child = k.create_block();
-                    ins(
-                        &mut k,
-                        cur,
-                        InstKind::Outline { merge: None },
-                        None,
-                        [child.into()],
-                    );
+                    Cursor::at_end(&mut k, cur).outline(child, None);
                     cur = child;
                 }
-                ins(&mut k, cur, last, None, []);
+                Cursor::at_end(&mut k, cur).ins(last, None, []);
                 let mut t = m.types.u32();
                 for _ in 0..10_000 {
                     t = m.types.intern(TypeData::Array { elem: t, len: 2 });

@@ -96,6 +96,7 @@ fn candidates(inst: &Instance) -> Result<Vec<Candidate>, Error> {
                 driver: driver.trim().to_string(),
                 driver_version: driver_version_text(props.vendor_id, props.driver_version),
                 subgroup_size: sub.subgroup_size,
+                float_controls: float_controls_text(&fc),
             },
             props,
             rank,
@@ -335,4 +336,34 @@ pub fn choose(inst: &Instance, choice: DeviceChoice, k: &Kernel<'_>) -> Result<C
         "no Vulkan device can run this kernel: {}",
         reasons.join("; ")
     )))
+}
+
+/// The float controls `fc` reports, as `denormPreserve f16 f64, denormFlushToZero f32`.
+fn float_controls_text(fc: &vk::PhysicalDeviceFloatControlsProperties<'_>) -> String {
+    let widths = |flags: [vk::Bool32; 3]| -> String {
+        let w: Vec<&str> = ["f16", "f32", "f64"]
+            .into_iter()
+            .zip(flags)
+            .filter(|(_, f)| *f == vk::TRUE)
+            .map(|(w, _)| w)
+            .collect();
+        if w.is_empty() {
+            "none".into()
+        } else {
+            w.join(" ")
+        }
+    };
+    format!(
+        "denormPreserve {}, denormFlushToZero {}",
+        widths([
+            fc.shader_denorm_preserve_float16,
+            fc.shader_denorm_preserve_float32,
+            fc.shader_denorm_preserve_float64
+        ]),
+        widths([
+            fc.shader_denorm_flush_to_zero_float16,
+            fc.shader_denorm_flush_to_zero_float32,
+            fc.shader_denorm_flush_to_zero_float64
+        ])
+    )
 }

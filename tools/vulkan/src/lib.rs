@@ -130,20 +130,29 @@ pub struct DeviceInfo {
     pub driver_version: String,
     /// The subgroup size the pipeline runs with.
     pub subgroup_size: u32,
+    /// Float controls the device reports, e.g. `denormPreserve f16 f64,
+    /// denormFlushToZero f32` (empty when unknown).
+    pub float_controls: String,
 }
 
 impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "device {}: {} ({}), Vulkan {}, driver {} (version {}), subgroup size {}",
+            "device {}: {} ({}), Vulkan {}, driver {} (version {}), subgroup size {}{}{}",
             self.index,
             self.name,
             self.kind,
             self.api_version,
             self.driver,
             self.driver_version,
-            self.subgroup_size
+            self.subgroup_size,
+            if self.float_controls.is_empty() {
+                ""
+            } else {
+                "; "
+            },
+            self.float_controls
         )
     }
 }

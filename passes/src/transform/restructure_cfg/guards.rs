@@ -30,6 +30,7 @@
 //! without them is unchanged. Each guard variable counts in `guard_variables`.
 
 use super::Failure;
+use crate::util::effects::is_lvalue;
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
 use xir_ir::op::{AllocaOp, ArithmeticOp};
@@ -178,8 +179,62 @@ impl Guards {
             func.append_inst(b, InstData::new(InstKind::Branch, None, [Value::Block(dispatch)]));
             super::exits::retarget(func, x, r.to, b);
         }
-        Ok(true)
+        Ok(spill_undominated(func))
     }
+}
+
+/// The new paths through a dispatch block can bypass the definition of a value used
+/// after it (a value of the plain CFG crossing blocks). Every executed path still runs
+/// the definition before the use (the guard only inserts blocks into original paths),
+/// so each such value is passed through a new local: stored after its definition,
+/// loaded before each use that it no longer dominates. `false` when such a value is an
+/// lvalue (a pointer cannot be stored in a local).
+fn spill_undominated(func: &mut Function) -> bool {
+    let (cfg, dom) = graph(func);
+    let mut broken: Vec<(InstId, Vec<(InstId, usize)>)> = Vec::new();
+    for &b in &cfg.rpo {
+        for &u in &func.blocks[b].insts {
+            for (k, op) in func.inst(u).operands.iter().enumerate() {
+                let Value::Inst(d) = *op else { continue };
+                let Some(db) = func.inst(d).block else { continue };
+                if db == b || dom.dominates(db, b) {
+                    continue;
+                }
+                match broken.iter_mut().find(|(x, _)| *x == d) {
+                    Some((_, uses)) => uses.push((u, k)),
+                    None => broken.push((d, vec![(u, k)])),
+                }
+            }
+        }
+    }
+    if broken
+        .iter()
+        .any(|(d, _)| is_lvalue(&func.inst(*d).kind) || func.inst(*d).ty.is_none())
+    {
+        return false;
+    }
+    let entry = func.body.expect("definition");
+    for (d, uses) in broken {
+        let ty = func.inst(d).ty.expect("checked above");
+        let prefix = func.blocks[entry]
+            .insts
+            .iter()
+            .take_while(|i| matches!(func.inst(**i).kind, InstKind::Alloca(_)))
+            .count();
+        let slot = func.insert_inst_at(
+            entry,
+            prefix,
+            InstData::new(InstKind::Alloca(AllocaOp::Local), Some(ty), []),
+        );
+        let db = func.inst(d).block.expect("placed");
+        let pos = func.position(d).expect("placed") + 1;
+        func.insert_inst_at(db, pos, InstData::new(InstKind::Store, None, [Value::Inst(slot), Value::Inst(d)]));
+        for (u, k) in uses {
+            let l = func.insert_inst_before(u, InstData::new(InstKind::Load, Some(ty), [Value::Inst(slot)]));
+            func.inst_mut(u).operands[k] = Value::Inst(l);
+        }
+    }
+    true
 }
 
 /// Makes the `cond_br` ending `b` fall through to `new` instead of its else target.

@@ -272,6 +272,35 @@ fn adopt(lf: &mut LoopForest, children: &mut [Vec<u32>], l: u32, li: u32) {
     }
 }
 
+/// The loop a multi-level `break` target `v` can join: the innermost loop holding every
+/// reachable predecessor of `v`, when `v` heads no loop and is not already in a loop
+/// that does not enclose it (then every path into `v` starts inside that loop, so `v`
+/// is code after a `break` of the inner loop, like the blocks [`absorb_exit_paths`] adds).
+fn host_loop(cfg: &Cfg, lf: &LoopForest, v: BlockId) -> Option<u32> {
+    let q = lf.loop_of[v];
+    if q != NONE && lf.headers[q as usize] == v {
+        return None;
+    }
+    let mut host: Option<u32> = None;
+    for &p in cfg.preds(v).iter().filter(|p| cfg.is_reachable(**p)) {
+        let mut l = lf.loop_of[p];
+        if let Some(h) = host {
+            // The innermost loop enclosing both `h` and `l`.
+            let mut a = h;
+            while a != NONE && !lf.is_ancestor(a, l) {
+                a = lf.parent[a as usize];
+            }
+            l = a;
+        }
+        if l == NONE {
+            return None;
+        }
+        host = Some(l);
+    }
+    let host = host?;
+    (!lf.contains(host, v) && (q == NONE || lf.is_ancestor(q, host))).then_some(host)
+}
+
 /// Step 3: merges, preheaders and shapes of every natural loop.
 pub(super) fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> Result<Vec<LoopInfo>, Failure> {
     let cfg = Cfg::compute(func);
@@ -284,32 +313,43 @@ pub(super) fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> R
     let copies = absorb_exit_paths(func, &cfg, &mut lf);
     n.canonicalized += copies;
     let cfg = if copies > 0 { Cfg::compute(func) } else { cfg };
-    // Exit edges per loop; an edge leaving two loops is a multi-level break.
-    let mut exits: Vec<Vec<(BlockId, BlockId)>> = vec![Vec::new(); count];
-    for &u in &cfg.rpo {
-        let lu = lf.loop_of[u];
-        if lu == NONE {
-            continue;
-        }
-        for &v in cfg.succs(u) {
-            let mut g = lu;
-            let mut left = 0;
-            while g != NONE && !lf.contains(g, v) {
-                if left == 0 {
-                    exits[g as usize].push((u, v));
+    // Exit edges per loop; an edge leaving two loops is a multi-level break, unless its
+    // target can be code after a `break` of the innermost loop holding all its
+    // predecessors (then it joins that loop and the exits are collected again).
+    let mut rounds = 0usize;
+    let exits = 'collect: loop {
+        let mut exits: Vec<Vec<(BlockId, BlockId)>> = vec![Vec::new(); count];
+        for &u in &cfg.rpo {
+            let lu = lf.loop_of[u];
+            if lu == NONE {
+                continue;
+            }
+            for &v in cfg.succs(u) {
+                let mut g = lu;
+                let mut left = 0;
+                while g != NONE && !lf.contains(g, v) {
+                    if left == 0 {
+                        exits[g as usize].push((u, v));
+                    }
+                    left += 1;
+                    g = lf.parent[g as usize];
                 }
-                left += 1;
-                g = lf.parent[g as usize];
-            }
-            if left > 1 {
-                return Err(Failure::Unstructured {
-                    from: u,
-                    to: Some(v),
-                    why: "the branch leaves several loops at once",
-                });
+                if left > 1 {
+                    rounds += 1;
+                    if let Some(host) = host_loop(&cfg, &lf, v).filter(|_| rounds <= cfg.rpo.len()) {
+                        lf.loop_of[v] = host;
+                        continue 'collect;
+                    }
+                    return Err(Failure::Unstructured {
+                        from: u,
+                        to: Some(v),
+                        why: "the branch leaves several loops at once",
+                    });
+                }
             }
         }
-    }
+        break exits;
+    };
     // Merges.
     let mut merges: Vec<BlockId> = Vec::with_capacity(count);
     for (li, loop_exits) in exits.iter().enumerate() {

@@ -506,8 +506,9 @@ impl<'f> Walker<'f> {
                     merge, forwards, ..
                 } => match (via, merge) {
                     (Some(_), Some(m)) if m == y => return via,
-                    (None, Some(_)) if forwards.is_some() => return None,
-                    (None, Some(m)) => via = Some(m),
+                    // A merge the walk made to forward an exit is not in the plain CFG
+                    // the guard rewrites: the construct counts as merge-less.
+                    (None, Some(m)) if forwards.is_none() => via = Some(m),
                     _ => {}
                 },
                 FrameKind::Loop { merge, cont } => {

@@ -1,22 +1,11 @@
-//! Shared helpers for the printer and structural-equality tests: terse instruction
-//! builders and the reference §1.8 example module.
+//! Shared helper for the printer and structural-equality tests: the reference §1.8
+//! example module, built through the one builder ([`InstBuilder`] at a [`Cursor`]).
 
 #![allow(dead_code)]
 
 use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::op::*;
 use xir_ir::*;
-
-/// Appends an instruction to block `b` of `f`.
-pub fn ins(
-    f: &mut Function,
-    b: BlockId,
-    kind: InstKind,
-    ty: Option<Type>,
-    ops: impl IntoIterator<Item = Value>,
-) -> InstId {
-    Cursor::at_end(f, b).ins(kind, ty, ops)
-}
 
 /// Handles of the reference example module.
 pub struct Example {
@@ -38,14 +27,9 @@ pub fn example() -> Example {
     let mut cf = Function::new(FunctionKind::Callable, Some(f32t));
     let a = cf.add_arg(ArgKind::Value, f32t);
     let body = cf.ensure_body();
-    let add = ins(
-        &mut cf,
-        body,
-        InstKind::Arithmetic(ArithmeticOp::BinaryAdd),
-        Some(f32t),
-        [a.into(), c1.into()],
-    );
-    ins(&mut cf, body, InstKind::Return, None, [add.into()]);
+    let add =
+        Cursor::at_end(&mut cf, body).arith(ArithmeticOp::BinaryAdd, f32t, &[a.into(), c1.into()]);
+    Cursor::at_end(&mut cf, body).ret(Some(add));
     let callable = m.add_function(cf);
 
     let did = m.special(SpecialRegister::DispatchId);
@@ -55,51 +39,28 @@ pub fn example() -> Example {
     let then_b = k.create_block();
     let else_b = k.create_block();
     let merge = k.create_block();
-    let idx = ins(
-        &mut k,
-        entry,
-        InstKind::Arithmetic(ArithmeticOp::Extract),
-        Some(u32t),
-        [did, c0.into()],
+    let idx = Cursor::at_end(&mut k, entry).arith(ArithmeticOp::Extract, u32t, &[did, c0.into()]);
+    let x = Cursor::at_end(&mut k, entry).resource_read(
+        ResourceReadOp::BufferRead,
+        BindlessAccess::default(),
+        f32t,
+        &[buf_arg.into(), idx],
     );
-    let x = ins(
-        &mut k,
-        entry,
-        InstKind::ResourceRead(ResourceReadOp::BufferRead, BindlessAccess::default()),
-        Some(f32t),
-        [buf_arg.into(), idx.into()],
+    let y = Cursor::at_end(&mut k, entry).call(Some(f32t), callable, &[x]);
+    let lt = Cursor::at_end(&mut k, entry).arith(
+        ArithmeticOp::BinaryLess,
+        boolt,
+        &[y.into(), c1.into()],
     );
-    let y = ins(
-        &mut k,
-        entry,
-        InstKind::Call,
-        Some(f32t),
-        [callable.into(), x.into()],
+    Cursor::at_end(&mut k, entry).if_(lt, then_b, else_b, merge);
+    Cursor::at_end(&mut k, then_b).resource_write(
+        ResourceWriteOp::BufferWrite,
+        BindlessAccess::default(),
+        &[buf_arg.into(), idx, y.into()],
     );
-    let lt = ins(
-        &mut k,
-        entry,
-        InstKind::Arithmetic(ArithmeticOp::BinaryLess),
-        Some(boolt),
-        [y.into(), c1.into()],
-    );
-    ins(
-        &mut k,
-        entry,
-        InstKind::If { merge: Some(merge) },
-        None,
-        [lt.into(), then_b.into(), else_b.into()],
-    );
-    ins(
-        &mut k,
-        then_b,
-        InstKind::ResourceWrite(ResourceWriteOp::BufferWrite, BindlessAccess::default()),
-        None,
-        [buf_arg.into(), idx.into(), y.into()],
-    );
-    ins(&mut k, then_b, InstKind::Branch, None, [merge.into()]);
-    ins(&mut k, else_b, InstKind::Branch, None, [merge.into()]);
-    ins(&mut k, merge, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, then_b).br(merge);
+    Cursor::at_end(&mut k, else_b).br(merge);
+    Cursor::at_end(&mut k, merge).ret(None);
     let kernel = m.add_function(k);
     Example {
         m,

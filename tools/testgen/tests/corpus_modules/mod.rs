@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 //! corpus CHECK lines are the printer's real output (see `corpus_print.rs`).
 
-use crate::common::{example, ins};
+use crate::common::example;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::metadata::{CurveBasis, CurveBasisSet, SpillKind, StridedMma};
 use xir_ir::op::*;
 use xir_ir::*;
@@ -15,17 +16,6 @@ fn c_u32(m: &mut Module, v: u32) -> Value {
 fn c_f32(m: &mut Module, v: f32) -> Value {
     let t = m.types.f32();
     m.constant(t, &v.to_le_bytes()).into()
-}
-
-fn arith(f: &mut Function, b: BlockId, op: ArithmeticOp, ty: Type, ops: &[Value]) -> Value {
-    ins(
-        f,
-        b,
-        InstKind::Arithmetic(op),
-        Some(ty),
-        ops.iter().copied(),
-    )
-    .into()
 }
 
 /// Reference §1.8.
@@ -52,31 +42,20 @@ pub fn phi_loop() -> Module {
     let header = k.create_block();
     let latch = k.create_block();
     let exit = k.create_block();
-    ins(&mut k, entry, InstKind::Branch, None, [header.into()]);
-    let i = ins(&mut k, header, InstKind::Phi, Some(u), []);
+    Cursor::at_end(&mut k, entry).br(header);
+    let i = Cursor::at_end(&mut k, header).ins(InstKind::Phi, Some(u), []);
     k.insts[i].metadata.push(Metadata::Name("i".into()));
-    let lt = arith(
-        &mut k,
-        header,
-        ArithmeticOp::BinaryLess,
-        bt,
-        &[i.into(), n.into()],
-    );
-    ins(
-        &mut k,
-        header,
-        InstKind::ConditionalBranch,
-        None,
-        [lt, latch.into(), exit.into()],
-    );
-    let next = arith(&mut k, latch, ArithmeticOp::BinaryAdd, u, &[i.into(), one]);
+    let lt =
+        Cursor::at_end(&mut k, header).arith(ArithmeticOp::BinaryLess, bt, &[i.into(), n.into()]);
+    Cursor::at_end(&mut k, header).cond_br(lt, latch, exit);
+    let next = Cursor::at_end(&mut k, latch).arith(ArithmeticOp::BinaryAdd, u, &[i.into(), one]);
     k.insts[next.as_inst().unwrap()]
         .metadata
         .push(Metadata::Name("i_next".into()));
-    ins(&mut k, latch, InstKind::Branch, None, [header.into()]);
+    Cursor::at_end(&mut k, latch).br(header);
     k.insts[i].phi_set_edges([(zero, entry), (next, latch)]);
-    let agg = arith(&mut k, exit, ArithmeticOp::Aggregate, s, &[i.into(), fzero]);
-    ins(&mut k, exit, InstKind::Return, None, [agg]);
+    let agg = Cursor::at_end(&mut k, exit).arith(ArithmeticOp::Aggregate, s, &[i.into(), fzero]);
+    Cursor::at_end(&mut k, exit).ret(Some(agg));
     m.add_function(k);
     m
 }
@@ -93,18 +72,15 @@ fn switch_on(sel: ScalarKind, labels: Vec<u64>) -> Module {
     let default = k.create_block();
     let cases: Vec<BlockId> = labels.iter().map(|_| k.create_block()).collect();
     let merge = k.create_block();
-    let v = ins(
-        &mut k,
-        body,
-        InstKind::ResourceRead(ResourceReadOp::BufferRead, BindlessAccess::default()),
-        Some(st),
-        [a.into(), idx],
+    let v = Cursor::at_end(&mut k, body).resource_read(
+        ResourceReadOp::BufferRead,
+        BindlessAccess::default(),
+        st,
+        &[a.into(), idx],
     );
-    let mut ops = vec![v.into(), default.into()];
+    let mut ops = vec![v, default.into()];
     ops.extend(cases.iter().map(|b| Value::from(*b)));
-    ins(
-        &mut k,
-        body,
+    Cursor::at_end(&mut k, body).ins(
         InstKind::Switch {
             labels,
             merge: Some(merge),
@@ -113,9 +89,9 @@ fn switch_on(sel: ScalarKind, labels: Vec<u64>) -> Module {
         ops,
     );
     for b in cases.iter().chain([&default]) {
-        ins(&mut k, *b, InstKind::Break, None, [merge.into()]);
+        Cursor::at_end(&mut k, *b).break_(merge);
     }
-    ins(&mut k, merge, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, merge).ret(None);
     m.add_function(k);
     m
 }
@@ -140,29 +116,13 @@ pub fn trailing_space() -> Module {
     let mut k = Function::new(FunctionKind::kernel(), None);
     let b = k.ensure_body();
     let tg = InstKind::ThreadGroup(ThreadGroupOp::SynchronizeBlock);
-    ins(&mut k, b, tg, None, []);
-    ins(
-        &mut k,
-        b,
-        InstKind::Print {
-            format: "tick".into(),
-        },
-        None,
-        [],
-    );
-    ins(
-        &mut k,
-        b,
-        InstKind::Print {
-            format: "x = {}\n".into(),
-        },
-        None,
-        [x],
-    );
-    ins(&mut k, b, InstKind::DebugBreak { callback: None }, None, []);
+    Cursor::at_end(&mut k, b).ins(tg, None, []);
+    Cursor::at_end(&mut k, b).print("tick", &[]);
+    Cursor::at_end(&mut k, b).print("x = {}\n", &[x]);
+    Cursor::at_end(&mut k, b).debug_break(None, &[]);
     let ddx = InstKind::ThreadGroup(ThreadGroupOp::WarpActiveSum);
-    ins(&mut k, b, ddx, Some(f), [x]);
-    ins(&mut k, b, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, b).ins(ddx, Some(f), [x]);
+    Cursor::at_end(&mut k, b).ret(None);
     m.add_function(k);
     m
 }
@@ -178,50 +138,26 @@ pub fn structured_loop() -> Module {
     let mut k = Function::new(FunctionKind::Callable, Some(u));
     let entry = k.ensure_body();
     let [prep, body, upd, merge, brk, cont] = std::array::from_fn(|_| k.create_block());
-    let var = ins(
-        &mut k,
-        entry,
-        InstKind::Alloca(AllocaOp::Local),
-        Some(u),
-        [],
-    );
-    ins(&mut k, entry, InstKind::Store, None, [var.into(), zero]);
+    let var = Cursor::at_end(&mut k, entry).alloca(AllocaOp::Local, u);
+    Cursor::at_end(&mut k, entry).store(var, zero);
     let lp = InstKind::Loop {
         body: Some(body),
         update: Some(upd),
         merge: Some(merge),
     };
-    ins(&mut k, entry, lp, None, [prep.into()]);
-    let x = ins(&mut k, prep, InstKind::Load, Some(u), [var.into()]);
-    let c = arith(&mut k, prep, ArithmeticOp::BinaryLess, bt, &[x.into(), ten]);
-    ins(
-        &mut k,
-        prep,
-        InstKind::ConditionalBranch,
-        None,
-        [c, body.into(), merge.into()],
-    );
-    let odd = arith(
-        &mut k,
-        body,
-        ArithmeticOp::BinaryEqual,
-        bt,
-        &[x.into(), one],
-    );
-    ins(
-        &mut k,
-        body,
-        InstKind::If { merge: Some(cont) },
-        None,
-        [odd, brk.into(), cont.into()],
-    );
-    ins(&mut k, brk, InstKind::Break, None, [merge.into()]);
-    ins(&mut k, cont, InstKind::Continue, None, [upd.into()]);
-    let y = arith(&mut k, upd, ArithmeticOp::BinaryAdd, u, &[x.into(), one]);
-    ins(&mut k, upd, InstKind::Store, None, [var.into(), y]);
-    ins(&mut k, upd, InstKind::Branch, None, [prep.into()]);
-    let r = ins(&mut k, merge, InstKind::Load, Some(u), [var.into()]);
-    ins(&mut k, merge, InstKind::Return, None, [r.into()]);
+    Cursor::at_end(&mut k, entry).ins(lp, None, [prep.into()]);
+    let x = Cursor::at_end(&mut k, prep).load(u, var);
+    let c = Cursor::at_end(&mut k, prep).arith(ArithmeticOp::BinaryLess, bt, &[x, ten]);
+    Cursor::at_end(&mut k, prep).cond_br(c, body, merge);
+    let odd = Cursor::at_end(&mut k, body).arith(ArithmeticOp::BinaryEqual, bt, &[x, one]);
+    Cursor::at_end(&mut k, body).if_(odd, brk, cont, cont);
+    Cursor::at_end(&mut k, brk).break_(merge);
+    Cursor::at_end(&mut k, cont).continue_(upd);
+    let y = Cursor::at_end(&mut k, upd).arith(ArithmeticOp::BinaryAdd, u, &[x, one]);
+    Cursor::at_end(&mut k, upd).store(var, y);
+    Cursor::at_end(&mut k, upd).br(prep);
+    let r = Cursor::at_end(&mut k, merge).load(u, var);
+    Cursor::at_end(&mut k, merge).ret(Some(r));
     m.add_function(k);
     m
 }
@@ -245,17 +181,17 @@ pub fn metadata_all() -> Module {
     k.args[a].metadata.push(Metadata::Name("out value".into()));
     let b = k.ensure_body();
     k.blocks[b].metadata.push(Metadata::Name("entry".into()));
-    let v = ins(&mut k, b, InstKind::Alloca(AllocaOp::Local), Some(u), []);
+    let v = Cursor::at_end(&mut k, b).alloca(AllocaOp::Local, u);
     let mut cb = CurveBasisSet::default();
     cb.insert(CurveBasis::CubicBspline);
     cb.insert(CurveBasis::Bezier);
-    k.insts[v].metadata = vec![
+    k.insts[v.as_inst().unwrap()].metadata = vec![
         Metadata::Reg2MemSpill(SpillKind::Phi),
         Metadata::CurveBasis(cb),
         Metadata::Name("tmp.0".into()),
     ];
-    let l = ins(&mut k, b, InstKind::Load, Some(u), [a.into()]);
-    k.insts[l].metadata = vec![
+    let l = Cursor::at_end(&mut k, b).load(u, a.into());
+    k.insts[l.as_inst().unwrap()].metadata = vec![
         Metadata::ContiguousCopy {
             element_count: 64,
             vector_width: 4,
@@ -268,7 +204,7 @@ pub fn metadata_all() -> Module {
             vectorization_mode: 2,
         })),
     ];
-    ins(&mut k, b, InstKind::Return, None, [c.into()]);
+    Cursor::at_end(&mut k, b).ret(Some(c.into()));
     m.add_function(k);
     m
 }
@@ -315,16 +251,10 @@ pub fn types() -> Module {
     g.add_arg(ArgKind::Resource, tex);
     g.add_arg(ArgKind::Resource, accel);
     let b = g.ensure_body();
-    let x = arith(
-        &mut g,
-        b,
-        ArithmeticOp::Aggregate,
-        v4,
-        &[one, one, one, one],
-    );
+    let x = Cursor::at_end(&mut g, b).arith(ArithmeticOp::Aggregate, v4, &[one, one, one, one]);
     let _ = x;
     let un = m.undef(arr);
-    ins(&mut g, b, InstKind::Return, None, [Value::Undef(un)]);
+    Cursor::at_end(&mut g, b).ret(Some(Value::Undef(un)));
     m.add_function(g);
     m
 }
@@ -334,7 +264,7 @@ pub fn ext_block_size() -> Module {
     for bs in [[64, 1, 1], [8, 8, 1], [256, 1, 1]] {
         let mut k = Function::new(FunctionKind::Kernel { block_size: bs }, None);
         let b = k.ensure_body();
-        ins(&mut k, b, InstKind::Return, None, []);
+        Cursor::at_end(&mut k, b).ret(None);
         m.add_function(k);
     }
     m
@@ -372,22 +302,11 @@ pub fn ext_undef() -> Module {
     let mut k = Function::new(FunctionKind::Callable, Some(f));
     let a = k.add_arg(ArgKind::Value, f);
     let b = k.ensure_body();
-    let s = arith(
-        &mut k,
-        b,
-        ArithmeticOp::BinaryMul,
-        f,
-        &[a.into(), Value::Undef(uf)],
-    );
-    let c = ins(
-        &mut k,
-        b,
-        InstKind::Cast(CastOp::BitwiseCast),
-        Some(f),
-        [Value::Undef(uu)],
-    );
-    let r = arith(&mut k, b, ArithmeticOp::BinaryAdd, f, &[s, c.into()]);
-    ins(&mut k, b, InstKind::Return, None, [r]);
+    let s =
+        Cursor::at_end(&mut k, b).arith(ArithmeticOp::BinaryMul, f, &[a.into(), Value::Undef(uf)]);
+    let c = Cursor::at_end(&mut k, b).cast(CastOp::BitwiseCast, f, Value::Undef(uu));
+    let r = Cursor::at_end(&mut k, b).arith(ArithmeticOp::BinaryAdd, f, &[s, c]);
+    Cursor::at_end(&mut k, b).ret(Some(r));
     m.add_function(k);
     m
 }
@@ -398,16 +317,8 @@ pub fn ext_extra_block() -> Module {
     let mut k = Function::new(FunctionKind::kernel(), None);
     let b = k.ensure_body();
     let dead = k.create_block();
-    ins(&mut k, b, InstKind::Return, None, []);
-    ins(
-        &mut k,
-        dead,
-        InstKind::Unreachable {
-            message: "dead".into(),
-        },
-        None,
-        [],
-    );
+    Cursor::at_end(&mut k, b).ret(None);
+    Cursor::at_end(&mut k, dead).unreachable("dead");
     m.add_function(k);
     m
 }
@@ -425,38 +336,14 @@ pub fn bindless_access() -> Module {
     let b = k.ensure_body();
     let access = |typed, uniform| BindlessAccess { typed, uniform };
     let r = ResourceReadOp::BindlessBufferRead;
-    ins(
-        &mut k,
-        b,
-        InstKind::ResourceRead(r, access(false, false)),
-        Some(f),
-        [a.into(), zero, zero],
-    );
-    ins(
-        &mut k,
-        b,
-        InstKind::ResourceRead(r, access(true, false)),
-        Some(f),
-        [a.into(), zero, zero],
-    );
+    Cursor::at_end(&mut k, b).resource_read(r, access(false, false), f, &[a.into(), zero, zero]);
+    Cursor::at_end(&mut k, b).resource_read(r, access(true, false), f, &[a.into(), zero, zero]);
     let q = ResourceQueryOp::BindlessBufferSize;
-    ins(
-        &mut k,
-        b,
-        InstKind::ResourceQuery(q, access(false, true)),
-        Some(u64t),
-        [a.into(), zero, four],
-    );
+    Cursor::at_end(&mut k, b).resource_query(q, access(false, true), u64t, &[a.into(), zero, four]);
     let w = ResourceWriteOp::BindlessBufferWrite;
-    ins(
-        &mut k,
-        b,
-        InstKind::ResourceWrite(w, access(true, true)),
-        None,
-        [a.into(), zero, zero, four],
-    );
+    Cursor::at_end(&mut k, b).resource_write(w, access(true, true), &[a.into(), zero, zero, four]);
     let _ = u;
-    ins(&mut k, b, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, b).ret(None);
     m.add_function(k);
     m
 }
@@ -471,27 +358,15 @@ pub fn memory_ops() -> Module {
     let one = c_u32(&mut m, 1);
     let mut k = Function::new(FunctionKind::kernel(), None);
     let b = k.ensure_body();
-    let sh = ins(&mut k, b, InstKind::Alloca(AllocaOp::Shared), Some(arr), []);
-    let p = ins(&mut k, b, InstKind::Gep, Some(u), [sh.into(), one]);
-    ins(&mut k, b, InstKind::Store, None, [p.into(), zero]);
-    let old = ins(
-        &mut k,
-        b,
-        InstKind::Atomic(AtomicOp::FetchAdd),
-        Some(u),
-        [sh.into(), one, one],
-    );
+    let sh = Cursor::at_end(&mut k, b).alloca(AllocaOp::Shared, arr);
+    let p = Cursor::at_end(&mut k, b).gep(u, sh, &[one]);
+    Cursor::at_end(&mut k, b).store(p, zero);
+    let old = Cursor::at_end(&mut k, b).atomic(AtomicOp::FetchAdd, u, sh, &[one], &[one]);
     let cas = InstKind::Atomic(AtomicOp::CompareExchange);
-    ins(&mut k, b, cas, Some(u), [sh.into(), zero, old.into(), one]);
-    let x = ins(&mut k, b, InstKind::Load, Some(u), [p.into()]);
-    ins(
-        &mut k,
-        b,
-        InstKind::Cast(CastOp::StaticCast),
-        Some(f),
-        [x.into()],
-    );
-    ins(&mut k, b, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, b).ins(cas, Some(u), [sh, zero, old, one]);
+    let x = Cursor::at_end(&mut k, b).load(u, p);
+    Cursor::at_end(&mut k, b).cast(CastOp::StaticCast, f, x);
+    Cursor::at_end(&mut k, b).ret(None);
     m.add_function(k);
     m
 }
@@ -506,14 +381,14 @@ pub fn special_registers() -> Module {
     let bsz = m.special(SpecialRegister::BlockSize);
     let mut k = Function::new(FunctionKind::kernel(), None);
     let b = k.ensure_body();
-    let t = arith(&mut k, b, ArithmeticOp::Extract, u, &[tid, zero]);
-    let g = arith(&mut k, b, ArithmeticOp::Extract, u, &[bid, zero]);
-    let s = arith(&mut k, b, ArithmeticOp::Extract, u, &[bsz, zero]);
-    let gs = arith(&mut k, b, ArithmeticOp::BinaryMul, u, &[g, s]);
-    arith(&mut k, b, ArithmeticOp::BinaryAdd, u, &[gs, t]);
-    let again = arith(&mut k, b, ArithmeticOp::Extract, u, &[tid, zero]);
+    let t = Cursor::at_end(&mut k, b).arith(ArithmeticOp::Extract, u, &[tid, zero]);
+    let g = Cursor::at_end(&mut k, b).arith(ArithmeticOp::Extract, u, &[bid, zero]);
+    let s = Cursor::at_end(&mut k, b).arith(ArithmeticOp::Extract, u, &[bsz, zero]);
+    let gs = Cursor::at_end(&mut k, b).arith(ArithmeticOp::BinaryMul, u, &[g, s]);
+    Cursor::at_end(&mut k, b).arith(ArithmeticOp::BinaryAdd, u, &[gs, t]);
+    let again = Cursor::at_end(&mut k, b).arith(ArithmeticOp::Extract, u, &[tid, zero]);
     let _ = again;
-    ins(&mut k, b, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, b).ret(None);
     m.add_function(k);
     m
 }
@@ -526,33 +401,13 @@ pub fn simple_loop() -> Module {
     let c = k.add_arg(ArgKind::Value, bt);
     let b = k.ensure_body();
     let [lbody, exit, then_b, cont, obody, omerge] = std::array::from_fn(|_| k.create_block());
-    ins(
-        &mut k,
-        b,
-        InstKind::SimpleLoop { merge: Some(exit) },
-        None,
-        [lbody.into()],
-    );
-    ins(
-        &mut k,
-        lbody,
-        InstKind::If { merge: Some(cont) },
-        None,
-        [c.into(), then_b.into(), cont.into()],
-    );
-    ins(&mut k, then_b, InstKind::Break, None, [exit.into()]);
-    ins(&mut k, cont, InstKind::Continue, None, [lbody.into()]);
-    ins(
-        &mut k,
-        exit,
-        InstKind::Outline {
-            merge: Some(omerge),
-        },
-        None,
-        [obody.into()],
-    );
-    ins(&mut k, obody, InstKind::Branch, None, [omerge.into()]);
-    ins(&mut k, omerge, InstKind::Return, None, []);
+    Cursor::at_end(&mut k, b).simple_loop(lbody, exit);
+    Cursor::at_end(&mut k, lbody).if_(c.into(), then_b, cont, cont);
+    Cursor::at_end(&mut k, then_b).break_(exit);
+    Cursor::at_end(&mut k, cont).continue_(lbody);
+    Cursor::at_end(&mut k, exit).outline(obody, omerge);
+    Cursor::at_end(&mut k, obody).br(omerge);
+    Cursor::at_end(&mut k, omerge).ret(None);
     m.add_function(k);
     m
 }
