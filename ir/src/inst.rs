@@ -18,7 +18,7 @@ use crate::types::Type;
 use crate::value::{BlockId, Value};
 use smallvec::SmallVec;
 
-pub use crate::inst_table::{Effects, InstTag, Roles, Shape, Slots, TypingRule};
+pub use crate::inst_table::{Effects, InstTag, ResultShape, Roles, Shape, Slots, TypingRule};
 
 crate::define_entity! {
     /// An instruction, local to its function. Owned by `Function::insts`.

@@ -132,6 +132,19 @@ pub enum Shape {
     CoroSuspend,
 }
 
+/// Whether an instruction kind produces a value (checked by the verifier).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ResultShape {
+    /// Never has a result (`ty` is void).
+    Void,
+    /// Always has a result of some type.
+    Value,
+    /// Always has a `u64` result (`clock`).
+    U64,
+    /// Has a result or not, depending on its op or callee.
+    Any,
+}
+
 /// Which operand types follow from the instruction alone (resolved by
 /// [`crate::typing::operand_type`]; checked by the verifier, used by the parser to type
 /// undefined operands).
@@ -176,7 +189,7 @@ fn autodiff_intrinsic_effects(k: &InstKind) -> Effects {
 
 /// Declares [`InstTag`] and every per-kind query from the rows of the table. Row:
 /// `Variant = "keyword" [/ "interchange name"] { roles: [..], succ: SLOTS, side: [fields],
-/// [merge: field,] effects: [..] | by FN, shape: SHAPE, typing: RULE,
+/// [merge: field,] effects: [..] | by FN, shape: SHAPE, typing: RULE, result: RESULT,
 /// build: fn NAME(PARAMS) -> Value | InstId = INSTDATA }`.
 ///
 /// `build` is the kind's constructor on [`InstBuilder`](crate::edit::InstBuilder): its
@@ -196,6 +209,7 @@ macro_rules! inst_table {
             effects: $([$($fx:ident),*])? $(by $fxf:path)?,
             shape: $shape:expr,
             typing: $typing:ident,
+            result: $result:ident,
             build: $($build:tt)*
         }
     ),* $(,)?) => {
@@ -247,6 +261,12 @@ macro_rules! inst_table {
             #[inline(always)]
             pub const fn typing(self) -> TypingRule {
                 match self { $(InstTag::$v => TypingRule::$typing),* }
+            }
+
+            /// Whether the kind produces a value.
+            #[inline]
+            pub const fn result(self) -> ResultShape {
+                match self { $(InstTag::$v => ResultShape::$result),* }
             }
         }
 
@@ -327,6 +347,7 @@ $callback! {
     If = "if" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(1, 3), side: [merge], merge: merge,
         effects: [], shape: Shape::Exact(3), typing: BoolCondition,
+        result: Void,
         build: fn if_(cond: Value, then: BlockId, els: BlockId, merge: impl Into<Option<BlockId>>)
             -> InstId = InstData::new(
                 InstKind::If { merge: merge.into() }, None, [cond, then.into(), els.into()]),
@@ -334,6 +355,7 @@ $callback! {
     Switch = "switch" {
         roles: [TERMINATOR, NESTS], succ: Slots::from(1), side: [merge], merge: merge,
         effects: [], shape: Shape::CaseLabels, typing: Free,
+        result: Void,
         build: fn switch(
             selector: Value, default: BlockId, cases: &[(u64, BlockId)],
             merge: impl Into<Option<BlockId>>,
@@ -344,6 +366,7 @@ $callback! {
     Loop = "loop" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(0, 1), side: [body, update, merge],
         merge: merge, effects: [], shape: Shape::Exact(1), typing: Free,
+        result: Void,
         build: fn loop_(
             prepare: BlockId, body: impl Into<Option<BlockId>>,
             update: impl Into<Option<BlockId>>, merge: impl Into<Option<BlockId>>,
@@ -354,53 +377,62 @@ $callback! {
     SimpleLoop = "simple_loop" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(0, 1), side: [merge], merge: merge,
         effects: [], shape: Shape::Exact(1), typing: Free,
+        result: Void,
         build: fn simple_loop(body: BlockId, merge: impl Into<Option<BlockId>>) -> InstId
             = InstData::new(InstKind::SimpleLoop { merge: merge.into() }, None, [body.into()]),
     },
     Branch = "br" / "branch" {
         roles: [TERMINATOR], succ: Slots::range(0, 1), side: [],
         effects: [], shape: Shape::Exact(1), typing: Free,
+        result: Void,
         build: fn br(target: BlockId) -> InstId
             = InstData::new(InstKind::Branch, None, [target.into()]),
     },
     ConditionalBranch = "cond_br" / "conditional_branch" {
         roles: [TERMINATOR], succ: Slots::range(1, 3), side: [],
         effects: [], shape: Shape::Exact(3), typing: BoolCondition,
+        result: Void,
         build: fn cond_br(cond: Value, then: BlockId, els: BlockId) -> InstId
             = InstData::new(InstKind::ConditionalBranch, None, [cond, then.into(), els.into()]),
     },
     Unreachable = "unreachable" {
         roles: [TERMINATOR], succ: Slots::NONE, side: [],
         effects: [MAY_TRAP], shape: Shape::Exact(0), typing: Free,
+        result: Void,
         build: fn unreachable(message: impl Into<String>) -> InstId
             = InstData::new(InstKind::Unreachable { message: message.into() }, None, []),
     },
     Break = "break" {
         roles: [TERMINATOR], succ: Slots::range(0, 1), side: [],
         effects: [], shape: Shape::Exact(1), typing: Free,
+        result: Void,
         build: fn break_(target: BlockId) -> InstId
             = InstData::new(InstKind::Break, None, [target.into()]),
     },
     Continue = "continue" {
         roles: [TERMINATOR], succ: Slots::range(0, 1), side: [],
         effects: [], shape: Shape::Exact(1), typing: Free,
+        result: Void,
         build: fn continue_(target: BlockId) -> InstId
             = InstData::new(InstKind::Continue, None, [target.into()]),
     },
     Return = "return" {
         roles: [TERMINATOR], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::AtMostOne, typing: ReturnValue,
+        result: Void,
         build: fn ret(value: Option<Value>) -> InstId
             = InstData::new(InstKind::Return, None, value),
     },
     RasterDiscard = "raster_discard" {
         roles: [TERMINATOR], succ: Slots::NONE, side: [],
         effects: [WRITES, BARRIER], shape: Shape::Exact(0), typing: Free,
+        result: Void,
         build: fn raster_discard() -> InstId = InstData::new(InstKind::RasterDiscard, None, []),
     },
     CoroSuspend = "coro_suspend" {
         roles: [TERMINATOR], succ: Slots::NONE, side: [],
         effects: [READS, WRITES, BARRIER], shape: Shape::CoroSuspend, typing: Free,
+        result: Void,
         build: fn coro_suspend(
             data: CoroSuspendData, frame: Option<Value>, exports: &[Value], bindings: &[Value],
         ) -> InstId = InstData::new(
@@ -410,47 +442,55 @@ $callback! {
     CoroResume = "coro_resume" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS, WRITES, BARRIER], shape: Shape::CoroFrame, typing: Free,
+        result: Void,
         build: fn coro_resume(token: u32, frame: Option<Value>) -> InstId = InstData::new(
             InstKind::CoroResume { token, has_frame: frame.is_some() }, None, frame),
     },
     CoroTerminate = "coro_terminate" {
         roles: [TERMINATOR], succ: Slots::NONE, side: [],
         effects: [BARRIER], shape: Shape::Exact(0), typing: Free,
+        result: Void,
         build: fn coro_terminate() -> InstId = InstData::new(InstKind::CoroTerminate, None, []),
     },
     Phi = "phi" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::PhiBlocks, typing: AllResult,
+        result: Value,
         build: fn phi(ty: Type, edges: &[(Value, BlockId)]) -> Value
             = InstData::phi(ty, edges.iter().copied()),
     },
     Alloca = "alloca" {
         roles: [LVALUE], succ: Slots::NONE, side: [],
         effects: [ALLOCATES], shape: Shape::Exact(0), typing: Free,
+        result: Value,
         build: fn alloca(space: AllocaOp, ty: Type) -> Value
             = InstData::new(InstKind::Alloca(space), Some(ty), []),
     },
     Load = "load" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS], shape: Shape::Exact(1), typing: Free,
+        result: Value,
         build: fn load(ty: Type, ptr: Value) -> Value
             = InstData::new(InstKind::Load, Some(ty), [ptr]),
     },
     Store = "store" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [WRITES], shape: Shape::Exact(2), typing: StorePair,
+        result: Void,
         build: fn store(ptr: Value, value: Value) -> InstId
             = InstData::new(InstKind::Store, None, [ptr, value]),
     },
     Gep = "getelementptr" / "gep" {
         roles: [LVALUE], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::AtLeast(2), typing: Free,
+        result: Value,
         build: fn gep(ty: Type, base: Value, indices: &[Value]) -> Value = InstData::new(
             InstKind::Gep, Some(ty), std::iter::once(base).chain(indices.iter().copied())),
     },
     Atomic = "atomic" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS, WRITES], shape: Shape::Atomic, typing: Free,
+        result: Value,
         build: fn atomic(op: AtomicOp, ty: Type, base: Value, indices: &[Value], values: &[Value])
             -> Value = InstData::new(InstKind::Atomic(op), Some(ty), std::iter::once(base)
                 .chain(indices.iter().copied()).chain(values.iter().copied())),
@@ -458,18 +498,21 @@ $callback! {
     Arithmetic = "arithmetic" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::OpArity, typing: ArithSignature,
+        result: Value,
         build: fn arith(op: ArithmeticOp, ty: Type, operands: &[Value]) -> Value
             = InstData::new(InstKind::Arithmetic(op), Some(ty), operands.iter().copied()),
     },
     ThreadGroup = "thread_group" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS, BARRIER], shape: Shape::OpArity, typing: Free,
+        result: Any,
         build: fn thread_group(op: ThreadGroupOp, ty: Option<Type>, operands: &[Value]) -> InstId
             = InstData::new(InstKind::ThreadGroup(op), ty, operands.iter().copied()),
     },
     ResourceQuery = "resource_query" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS], shape: Shape::OpArity, typing: Free,
+        result: Value,
         build: fn resource_query(
             op: ResourceQueryOp, access: BindlessAccess, ty: Type, operands: &[Value],
         ) -> Value = InstData::new(
@@ -478,6 +521,7 @@ $callback! {
     ResourceRead = "resource_read" {
         roles: [], succ: Slots::NONE, side: [],
         effects: by resource_read_effects, shape: Shape::OpArity, typing: Free,
+        result: Value,
         build: fn resource_read(
             op: ResourceReadOp, access: BindlessAccess, ty: Type, operands: &[Value],
         ) -> Value = InstData::new(
@@ -486,6 +530,7 @@ $callback! {
     ResourceWrite = "resource_write" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [WRITES], shape: Shape::OpArity, typing: Free,
+        result: Void,
         build: fn resource_write(op: ResourceWriteOp, access: BindlessAccess, operands: &[Value])
             -> InstId = InstData::new(
                 InstKind::ResourceWrite(op, access), None, operands.iter().copied()),
@@ -493,6 +538,7 @@ $callback! {
     RayQueryLoop = "ray_query_loop" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(0, 1), side: [merge], merge: merge,
         effects: [], shape: Shape::Exact(1), typing: Free,
+        result: Void,
         build: fn ray_query_loop(dispatch: BlockId, merge: impl Into<Option<BlockId>>) -> InstId
             = InstData::new(
                 InstKind::RayQueryLoop { merge: merge.into() }, None, [dispatch.into()]),
@@ -500,6 +546,7 @@ $callback! {
     RayQueryDispatch = "ray_query_dispatch" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(1, 4), side: [],
         effects: [READS, WRITES], shape: Shape::Exact(4), typing: Free,
+        result: Void,
         build: fn ray_query_dispatch(
             query: Value, exit: BlockId, on_surface: BlockId, on_procedural: BlockId,
         ) -> InstId = InstData::new(
@@ -509,12 +556,14 @@ $callback! {
     RayQueryObjectRead = "ray_query_object_read" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS], shape: Shape::Exact(1), typing: Free,
+        result: Value,
         build: fn ray_query_object_read(op: RayQueryObjectReadOp, ty: Type, query: Value) -> Value
             = InstData::new(InstKind::RayQueryObjectRead(op), Some(ty), [query]),
     },
     RayQueryObjectWrite = "ray_query_object_write" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [WRITES], shape: Shape::OpArity, typing: Free,
+        result: Void,
         build: fn ray_query_object_write(
             op: RayQueryObjectWriteOp, query: Value, distance: Option<Value>,
         ) -> InstId = InstData::new(
@@ -523,6 +572,7 @@ $callback! {
     RayQueryPipeline = "ray_query_pipeline" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS, WRITES, BARRIER], shape: Shape::AtLeast(3), typing: Free,
+        result: Void,
         build: fn ray_query_pipeline(
             query: Value, on_surface: FuncId, on_procedural: FuncId, captures: &[Value],
         ) -> InstId = InstData::new(
@@ -533,6 +583,7 @@ $callback! {
     AutodiffScope = "autodiff" / "autodiff_scope" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(0, 1), side: [merge], merge: merge,
         effects: [], shape: Shape::Exact(1), typing: Free,
+        result: Void,
         build: fn autodiff_scope(
             entry: BlockId, merge: impl Into<Option<BlockId>>, forward: bool, n_forward_grads: u32,
         ) -> InstId = InstData::new(
@@ -542,6 +593,7 @@ $callback! {
     AutodiffIntrinsic = "@" / "autodiff_intrinsic" {
         roles: [], succ: Slots::NONE, side: [],
         effects: by autodiff_intrinsic_effects, shape: Shape::OpArity, typing: Free,
+        result: Any,
         build: fn autodiff_intrinsic(
             op: AutodiffIntrinsicOp, ty: Option<Type>, operands: &[Value],
         ) -> InstId = InstData::new(
@@ -551,53 +603,62 @@ $callback! {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS, WRITES, BARRIER, MAY_TRAP], shape: Shape::AtLeast(1),
         typing: CalleeParams,
+        result: Any,
         build: fn call(ret: Option<Type>, callee: FuncId, args: &[Value]) -> InstId = InstData::new(
             InstKind::Call, ret, std::iter::once(callee.into()).chain(args.iter().copied())),
     },
     Cast = "cast" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [], shape: Shape::Exact(1), typing: Free,
+        result: Value,
         build: fn cast(op: CastOp, ty: Type, value: Value) -> Value
             = InstData::new(InstKind::Cast(op), Some(ty), [value]),
     },
     Print = "print" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [WRITES], shape: Shape::Any, typing: Free,
+        result: Void,
         build: fn print(format: impl Into<String>, values: &[Value]) -> InstId = InstData::new(
             InstKind::Print { format: format.into() }, None, values.iter().copied()),
     },
     Clock = "clock" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [READS], shape: Shape::Exact(0), typing: Free,
+        result: U64,
         build: fn clock(ty: Type) -> Value = InstData::new(InstKind::Clock, Some(ty), []),
     },
     DebugBreak = "debug_break" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [BARRIER, MAY_TRAP], shape: Shape::Any, typing: Free,
+        result: Void,
         build: fn debug_break(callback: Option<u64>, values: &[Value]) -> InstId = InstData::new(
             InstKind::DebugBreak { callback }, None, values.iter().copied()),
     },
     Assert = "assert" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [MAY_TRAP], shape: Shape::Exact(1), typing: BoolCondition,
+        result: Void,
         build: fn assert(cond: Value, message: impl Into<String>) -> InstId = InstData::new(
             InstKind::Assert { message: message.into() }, None, [cond]),
     },
     Assume = "assume" {
         roles: [], succ: Slots::NONE, side: [],
         effects: [MAY_TRAP], shape: Shape::Exact(1), typing: BoolCondition,
+        result: Void,
         build: fn assume(cond: Value, message: impl Into<String>) -> InstId = InstData::new(
             InstKind::Assume { message: message.into() }, None, [cond]),
     },
     Outline = "outline" {
         roles: [TERMINATOR, NESTS], succ: Slots::range(0, 1), side: [merge], merge: merge,
         effects: [], shape: Shape::Exact(1), typing: Free,
+        result: Void,
         build: fn outline(target: BlockId, merge: impl Into<Option<BlockId>>) -> InstId
             = InstData::new(InstKind::Outline { merge: merge.into() }, None, [target.into()]),
     },
     IndexedBranch = "indexed_branch" {
         roles: [TERMINATOR, NESTS], succ: Slots::from(1), side: [],
         effects: [], shape: Shape::CaseLabels, typing: Free,
+        result: Void,
         build: fn indexed_branch(selector: Value, default: BlockId, cases: &[(u64, BlockId)])
             -> InstId = InstData::new(
                 InstKind::IndexedBranch { labels: case_labels(cases) },

@@ -8,7 +8,7 @@
 
 use super::{Fx, arith, resource};
 use crate::function::ArgKind;
-use crate::inst::{InstData, InstId, InstKind, Shape};
+use crate::inst::{InstData, InstId, InstKind, ResultShape, Shape};
 use crate::op::{AtomicOp, CastOp};
 use crate::types::{ScalarKind, Type, TypeData};
 use crate::typing::{TypingContext, operand_type_ok};
@@ -142,34 +142,16 @@ pub(super) fn atomic_value_count(op: AtomicOp) -> usize {
 /// Void/non-void result rules (upstream's construction invariants).
 #[inline]
 fn check_result_shape(fx: &mut Fx<'_, '_>, b: BlockId, i: InstId, d: &InstData) {
-    enum Want {
-        Void,
-        Value,
-        U64,
-        Any,
-    }
-    let want = match &d.kind {
-        InstKind::Phi
-        | InstKind::Alloca(_)
-        | InstKind::Load
-        | InstKind::Gep
-        | InstKind::Atomic(_)
-        | InstKind::Arithmetic(_)
-        | InstKind::ResourceQuery(..)
-        | InstKind::ResourceRead(..)
-        | InstKind::RayQueryObjectRead(_)
-        | InstKind::Cast(_) => Want::Value,
-        InstKind::Clock => Want::U64,
-        InstKind::ThreadGroup(_) | InstKind::AutodiffIntrinsic(_) | InstKind::Call => Want::Any,
-        _ => Want::Void,
-    };
+    let want = d.kind.tag().result();
     match (want, d.ty) {
-        (Want::Void, Some(t)) => {
+        (ResultShape::Void, Some(t)) => {
             let t = fx.tname(Some(t));
             fx.err_inst(b, i, format!("must not produce a value, but has type {t}"));
         }
-        (Want::Value, None) => fx.err_inst(b, i, "must produce a value, but its type is void"),
-        (Want::U64, t) if !t.is_some_and(|t| fx.tys.is_kind(t, ScalarKind::U64)) => {
+        (ResultShape::Value, None) => {
+            fx.err_inst(b, i, "must produce a value, but its type is void")
+        }
+        (ResultShape::U64, t) if !t.is_some_and(|t| fx.tys.is_kind(t, ScalarKind::U64)) => {
             let t = fx.tname(t);
             fx.err_inst(b, i, format!("must produce `u64`, but has type {t}"));
         }
