@@ -101,20 +101,11 @@ impl Guards {
                 let entry = func.body.expect("definition");
                 let cfg = Cfg::compute(func);
                 let preds: Vec<BlockId> = cfg.preds(r.via).to_vec();
-                let prefix = func.blocks[entry]
-                    .insts
-                    .iter()
-                    .take_while(|i| matches!(func.inst(**i).kind, InstKind::Alloca(_)))
-                    .count();
-                let slot = func.insert_inst_at(
-                    entry,
-                    prefix,
-                    InstData::new(InstKind::Alloca(AllocaOp::Local), Some(u32_ty), []),
-                );
+                let slot = entry_local(func, u32_ty);
                 let zero = konst(g, 0);
                 func.insert_inst_at(
                     entry,
-                    prefix + 1,
+                    func.position(slot).expect("placed") + 1,
                     InstData::new(InstKind::Store, None, [Value::Inst(slot), zero]),
                 );
                 let d = func.create_block();
@@ -213,19 +204,9 @@ fn spill_undominated(func: &mut Function) -> bool {
     {
         return false;
     }
-    let entry = func.body.expect("definition");
     for (d, uses) in broken {
         let ty = func.inst(d).ty.expect("checked above");
-        let prefix = func.blocks[entry]
-            .insts
-            .iter()
-            .take_while(|i| matches!(func.inst(**i).kind, InstKind::Alloca(_)))
-            .count();
-        let slot = func.insert_inst_at(
-            entry,
-            prefix,
-            InstData::new(InstKind::Alloca(AllocaOp::Local), Some(ty), []),
-        );
+        let slot = entry_local(func, ty);
         let db = func.inst(d).block.expect("placed");
         let pos = func.position(d).expect("placed") + 1;
         func.insert_inst_at(db, pos, InstData::new(InstKind::Store, None, [Value::Inst(slot), Value::Inst(d)]));
@@ -250,4 +231,19 @@ pub(super) fn graph(func: &Function) -> (Cfg, DomTree) {
     let cfg = Cfg::compute(func);
     let dom = DomTree::compute(func, &cfg);
     (cfg, dom)
+}
+
+/// A new `alloca local` of `ty` after the allocas that open the body's entry block.
+fn entry_local(func: &mut Function, ty: Type) -> InstId {
+    let entry = func.body.expect("definition");
+    let prefix = func.blocks[entry]
+        .insts
+        .iter()
+        .take_while(|i| matches!(func.inst(**i).kind, InstKind::Alloca(_)))
+        .count();
+    func.insert_inst_at(
+        entry,
+        prefix,
+        InstData::new(InstKind::Alloca(AllocaOp::Local), Some(ty), []),
+    )
 }
