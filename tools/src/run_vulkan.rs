@@ -45,11 +45,12 @@ pub enum VulkanFailure {
 /// values), the device used and the denormal mode the module was compiled with.
 ///
 /// Subnormal floats: the kernel is compiled with `Denorm::Any` (no denormal execution
-/// mode) and, when it uses floats, once more with `Denorm::Preserve`; the preserving
-/// module runs when the device the plain one would run on reports
-/// `shaderDenormPreserveFloatN` for each float width it uses (NVIDIA does and flushes f32
-/// subnormals otherwise), else the plain one runs, as before (lavapipe reports none of
-/// them but keeps subnormals). Never "unsupported" for this.
+/// mode) and, when it uses floats and the device the plain one would run on preserves
+/// subnormals of some width, once more with `Denorm::Preserve`; the preserving module
+/// runs when that device reports `shaderDenormPreserveFloatN` for each float width it
+/// uses, else the plain one runs, as before (an NVIDIA H200 reports it for f16 only and
+/// flushes f32 subnormals; lavapipe reports none but keeps subnormals). Never
+/// "unsupported" for this.
 pub fn run(
     module: &Module,
     kernel: FuncId,
@@ -99,16 +100,23 @@ pub fn run(
             cfg.options,
         )
         .map_err(VulkanFailure::Runtime)?;
-        let p = compile(Denorm::Preserve)?;
-        let p_features = features_of(&p);
-        let there = xir_vulkan::Options {
-            device: xir_vulkan::DeviceChoice::Index(dev.index),
-            ..cfg.options.clone()
-        };
-        if xir_vulkan::choose_device(&vk_kernel(&p, &p_features, subgroup_size, groups), &there)
-            .is_ok()
-        {
-            preserving = Some((p, p_features, there));
+        // A device that preserves no width cannot run any preserving variant: do not
+        // compile one (lavapipe, CI's device, reports none).
+        let preserves_some = dev
+            .float_controls
+            .is_some_and(|fc| fc.denorm_preserve.contains(&true));
+        if preserves_some {
+            let p = compile(Denorm::Preserve)?;
+            let p_features = features_of(&p);
+            let there = xir_vulkan::Options {
+                device: xir_vulkan::DeviceChoice::Index(dev.index),
+                ..cfg.options.clone()
+            };
+            if xir_vulkan::choose_device(&vk_kernel(&p, &p_features, subgroup_size, groups), &there)
+                .is_ok()
+            {
+                preserving = Some((p, p_features, there));
+            }
         }
     }
     let (compiled, features, options, denorm) = match &preserving {
@@ -126,7 +134,7 @@ pub fn run(
             driver: String::new(),
             driver_version: String::new(),
             subgroup_size: 0,
-            float_controls: String::new(),
+            float_controls: None,
         }
     } else {
         xir_vulkan::run(&k, &mut buffers, options).map_err(VulkanFailure::Runtime)?

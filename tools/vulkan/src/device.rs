@@ -4,7 +4,7 @@
 
 use crate::features::{self, Enable, Reported};
 use crate::instance::{Instance, version_text};
-use crate::{DeviceChoice, DeviceInfo, Error, Kernel, failed};
+use crate::{DeviceChoice, DeviceInfo, Error, FloatControls, Kernel, failed};
 use ash::vk;
 use std::ffi::CStr;
 
@@ -96,7 +96,7 @@ fn candidates(inst: &Instance) -> Result<Vec<Candidate>, Error> {
                 driver: driver.trim().to_string(),
                 driver_version: driver_version_text(props.vendor_id, props.driver_version),
                 subgroup_size: sub.subgroup_size,
-                float_controls: float_controls_text(&fc),
+                float_controls: Some(float_controls(&fc)),
             },
             props,
             rank,
@@ -191,11 +191,7 @@ fn check(inst: &Instance, c: &Candidate, k: &Kernel<'_>) -> Result<Chosen, Strin
             fc.shader_signed_zero_inf_nan_preserve_float32 == vk::TRUE,
             fc.shader_signed_zero_inf_nan_preserve_float64 == vk::TRUE,
         ],
-        denorm_preserve: [
-            fc.shader_denorm_preserve_float16 == vk::TRUE,
-            fc.shader_denorm_preserve_float32 == vk::TRUE,
-            fc.shader_denorm_preserve_float64 == vk::TRUE,
-        ],
+        denorm_preserve: float_controls(&fc).denorm_preserve,
     };
     reported.v11.p_next = std::ptr::null_mut();
     reported.v12.p_next = std::ptr::null_mut();
@@ -338,32 +334,19 @@ pub fn choose(inst: &Instance, choice: DeviceChoice, k: &Kernel<'_>) -> Result<C
     )))
 }
 
-/// The float controls `fc` reports, as `denormPreserve f16 f64, denormFlushToZero f32`.
-fn float_controls_text(fc: &vk::PhysicalDeviceFloatControlsProperties<'_>) -> String {
-    let widths = |flags: [vk::Bool32; 3]| -> String {
-        let w: Vec<&str> = ["f16", "f32", "f64"]
-            .into_iter()
-            .zip(flags)
-            .filter(|(_, f)| *f == vk::TRUE)
-            .map(|(w, _)| w)
-            .collect();
-        if w.is_empty() {
-            "none".into()
-        } else {
-            w.join(" ")
-        }
-    };
-    format!(
-        "denormPreserve {}, denormFlushToZero {}",
-        widths([
-            fc.shader_denorm_preserve_float16,
-            fc.shader_denorm_preserve_float32,
-            fc.shader_denorm_preserve_float64
-        ]),
-        widths([
-            fc.shader_denorm_flush_to_zero_float16,
-            fc.shader_denorm_flush_to_zero_float32,
-            fc.shader_denorm_flush_to_zero_float64
-        ])
-    )
+/// The float controls `fc` reports.
+fn float_controls(fc: &vk::PhysicalDeviceFloatControlsProperties<'_>) -> FloatControls {
+    let on = |b: vk::Bool32| b == vk::TRUE;
+    FloatControls {
+        denorm_preserve: [
+            on(fc.shader_denorm_preserve_float16),
+            on(fc.shader_denorm_preserve_float32),
+            on(fc.shader_denorm_preserve_float64),
+        ],
+        denorm_flush_to_zero: [
+            on(fc.shader_denorm_flush_to_zero_float16),
+            on(fc.shader_denorm_flush_to_zero_float32),
+            on(fc.shader_denorm_flush_to_zero_float64),
+        ],
+    }
 }

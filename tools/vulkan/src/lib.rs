@@ -130,16 +130,48 @@ pub struct DeviceInfo {
     pub driver_version: String,
     /// The subgroup size the pipeline runs with.
     pub subgroup_size: u32,
-    /// Float controls the device reports, e.g. `denormPreserve f16 f64,
-    /// denormFlushToZero f32` (empty when unknown).
-    pub float_controls: String,
+    /// The float controls the device reports (`None` when no device was asked).
+    pub float_controls: Option<FloatControls>,
+}
+
+/// The Vulkan 1.2 float controls of a device, per width: f16, f32, f64.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FloatControls {
+    /// `shaderDenormPreserveFloat16/32/64`.
+    pub denorm_preserve: [bool; 3],
+    /// `shaderDenormFlushToZeroFloat16/32/64`.
+    pub denorm_flush_to_zero: [bool; 3],
+}
+
+impl std::fmt::Display for FloatControls {
+    /// `denormPreserve f16 f64, denormFlushToZero none`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let widths = |flags: [bool; 3]| -> String {
+            let w: Vec<&str> = ["f16", "f32", "f64"]
+                .into_iter()
+                .zip(flags)
+                .filter_map(|(w, on)| on.then_some(w))
+                .collect();
+            if w.is_empty() {
+                "none".into()
+            } else {
+                w.join(" ")
+            }
+        };
+        write!(
+            f,
+            "denormPreserve {}, denormFlushToZero {}",
+            widths(self.denorm_preserve),
+            widths(self.denorm_flush_to_zero)
+        )
+    }
 }
 
 impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "device {}: {} ({}), Vulkan {}, driver {} (version {}), subgroup size {}{}{}",
+            "device {}: {} ({}), Vulkan {}, driver {} (version {}), subgroup size {}",
             self.index,
             self.name,
             self.kind,
@@ -147,13 +179,11 @@ impl std::fmt::Display for DeviceInfo {
             self.driver,
             self.driver_version,
             self.subgroup_size,
-            if self.float_controls.is_empty() {
-                ""
-            } else {
-                "; "
-            },
-            self.float_controls
-        )
+        )?;
+        match &self.float_controls {
+            Some(fc) => write!(f, "; {fc}"),
+            None => Ok(()),
+        }
     }
 }
 
