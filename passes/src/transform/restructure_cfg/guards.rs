@@ -32,6 +32,7 @@
 use super::Failure;
 use crate::util::effects::is_lvalue;
 use xir_ir::analysis::{Cfg, DomTree};
+use xir_ir::entity::SecondaryMap;
 use xir_ir::inst::{InstData, InstKind};
 use xir_ir::op::{AllocaOp, ArithmeticOp};
 use xir_ir::{BlockId, Function, Globals, InstId, Type, Value};
@@ -183,6 +184,8 @@ impl Guards {
 fn spill_undominated(func: &mut Function) -> bool {
     let (cfg, dom) = graph(func);
     let mut broken: Vec<(InstId, Vec<(InstId, usize)>)> = Vec::new();
+    // Position of each broken definition in `broken` (`u32::MAX` = none).
+    let mut index: SecondaryMap<InstId, u32> = SecondaryMap::with_default(u32::MAX);
     for &b in &cfg.rpo {
         for &u in &func.blocks[b].insts {
             for (k, op) in func.inst(u).operands.iter().enumerate() {
@@ -191,9 +194,12 @@ fn spill_undominated(func: &mut Function) -> bool {
                 if db == b || dom.dominates(db, b) {
                     continue;
                 }
-                match broken.iter_mut().find(|(x, _)| *x == d) {
-                    Some((_, uses)) => uses.push((u, k)),
-                    None => broken.push((d, vec![(u, k)])),
+                match *index.get(d) {
+                    u32::MAX => {
+                        index[d] = broken.len() as u32;
+                        broken.push((d, vec![(u, k)]));
+                    }
+                    i => broken[i as usize].1.push((u, k)),
                 }
             }
         }
