@@ -8,6 +8,22 @@ use crate::types::{Type, TypeData, TypeStore};
 use crate::value::{ConstId, FuncId, SpecialRegister, SpecialRegisterType, UndefId, Value};
 use rustc_hash::FxHashMap;
 
+/// The type of special register `r`, interned in `types`.
+fn intern_special_register_type(types: &mut TypeStore, r: SpecialRegister) -> Type {
+    match r.ty() {
+        SpecialRegisterType::Uint3 => {
+            let u = types.u32();
+            types.vector(u, 3)
+        }
+        SpecialRegisterType::Uint => types.u32(),
+        SpecialRegisterType::Float3 => {
+            let f = types.f32();
+            types.vector(f, 3)
+        }
+        SpecialRegisterType::Bool => types.bool(),
+    }
+}
+
 /// A module-level constant: a type and its native in-memory bytes (with padding).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConstData {
@@ -114,18 +130,7 @@ impl Module {
 
     /// The type of special register `r`.
     pub fn special_register_type(&mut self, r: SpecialRegister) -> Type {
-        match r.ty() {
-            SpecialRegisterType::Uint3 => {
-                let u = self.types.u32();
-                self.types.vector(u, 3)
-            }
-            SpecialRegisterType::Uint => self.types.u32(),
-            SpecialRegisterType::Float3 => {
-                let f = self.types.f32();
-                self.types.vector(f, 3)
-            }
-            SpecialRegisterType::Bool => self.types.bool(),
-        }
+        intern_special_register_type(&mut self.types, r)
     }
 
     /// The type of special register `r` if it is already interned.
@@ -302,5 +307,17 @@ impl Globals<'_> {
             self.special_registers.push((r, Vec::new()));
         }
         Value::Special(r)
+    }
+
+    /// The type of a module-level value (constant, undefined value, special register);
+    /// `None` for values that live in a function (instructions, arguments, blocks) and
+    /// for functions.
+    pub fn global_value_type(&mut self, v: Value) -> Option<Type> {
+        match v {
+            Value::Const(c) => Some(self.constants[c].ty),
+            Value::Undef(u) => Some(self.undefs[u].ty),
+            Value::Special(r) => Some(intern_special_register_type(self.types, r)),
+            Value::Inst(_) | Value::Arg(_) | Value::Block(_) | Value::Func(_) => None,
+        }
     }
 }

@@ -80,6 +80,8 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::ReconstructRayQueryLoop
         | DirectPass::Scalarizer
         | DirectPass::Sroa => (Source::Large, &[]),
+        // Arithmetic peepholes: the generated arithmetic as is.
+        DirectPass::AlgebraicSimplify => (Source::Large, &[]),
         // The post-restructure boundary of spirv-post-restructure.
         DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
             Source::Large,
@@ -164,6 +166,7 @@ measured! {
     measured_pass_reconstruct_ray_query_loop: ReconstructRayQueryLoop,
     measured_pass_scalarizer: Scalarizer,
     measured_pass_sroa: Sroa,
+    measured_pass_algebraic_simplify: AlgebraicSimplify,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

@@ -51,6 +51,7 @@ use crate::function::Function;
 use crate::inst::{InstData, InstId};
 use crate::module::{Globals, Module};
 use crate::phi::{phi_block_slot, phi_slot_edge, phi_value_slot};
+use crate::types::Type;
 use crate::uses::Use;
 use crate::value::{BlockId, FuncId, Value};
 use smallvec::SmallVec;
@@ -130,6 +131,17 @@ impl<'a> Rewriter<'a> {
     /// An instruction's data (always current).
     pub fn inst(&self, i: InstId) -> &InstData {
         &self.func.insts[i]
+    }
+
+    /// The type of `v` as seen from inside this function (`None`: void, a block or a
+    /// function). Needs the module ([`Self::for_module`]) for module-level values.
+    pub fn value_type(&mut self, v: Value) -> Option<Type> {
+        match v {
+            Value::Inst(i) => self.func.insts[i].ty,
+            Value::Arg(a) => Some(self.func.args[a].ty),
+            Value::Block(_) | Value::Func(_) => None,
+            _ => self.globals().global_value_type(v),
+        }
     }
 
     /// The uses of `v` (operand slots naming it; unordered). O(1).

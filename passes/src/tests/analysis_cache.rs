@@ -131,6 +131,7 @@ fn no_pass_leaves_a_stale_analysis() {
         Dce,
         ConstFold,
         PhiCleanup,
+        AlgebraicSimplify,
     ];
     let cfg = xir_testgen::GenConfig::default();
     let mut modules: Vec<(String, Module)> = (0..40)

@@ -41,14 +41,22 @@ fn run_pass(m: &mut Module, pass: &dyn Pass, what: &str, seed: u64) -> bool {
 fn passes() -> Vec<(&'static str, Box<dyn Pass>)> {
     use DirectPass::*;
     let registry = crate::registry::Registry::new(false);
-    [Dce, ConstFold, Mem2Reg, Reg2Mem, PhiCleanup, SimplifyCfg]
-        .into_iter()
-        .map(|p| {
-            let info = registry.get(p.name()).expect("registered");
-            let pass = (info.create)(&Default::default()).expect("default options");
-            (p.name(), pass)
-        })
-        .collect()
+    [
+        Dce,
+        ConstFold,
+        Mem2Reg,
+        Reg2Mem,
+        PhiCleanup,
+        SimplifyCfg,
+        AlgebraicSimplify,
+    ]
+    .into_iter()
+    .map(|p| {
+        let info = registry.get(p.name()).expect("registered");
+        let pass = (info.create)(&Default::default()).expect("default options");
+        (p.name(), pass)
+    })
+    .collect()
 }
 
 #[test]

@@ -11,6 +11,7 @@
 crate::pass_registry! {
     /// Every real (non-test) pass implemented in this crate.
     static PASSES (test_only: false, direct) = [
+        algebraic_simplify::AlgebraicSimplify,
         audit_reg2mem_spills::AuditReg2MemSpills,
         autodiff::Autodiff,
         canonicalize_spirv_one_shot_loops::CanonicalizeSpirvOneShotLoops,
@@ -41,10 +42,6 @@ crate::pass_registry! {
 /// pipeline entries of §7) that is not implemented yet, sorted by name. A pipeline naming
 /// one fails to load with "not implemented yet" rather than "unknown pass".
 pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
-    (
-        "algebraic-simplify",
-        "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
-    ),
     ("cvp", "Correlated value propagation."),
     (
         "dead-arg-elim",

@@ -1,7 +1,10 @@
 //! Creating and reading module constants from passes.
 
+use smallvec::SmallVec;
 use xir_ir::constant::{ScalarValue, read_scalar, write_scalar};
-use xir_ir::{ConstId, Module, ScalarKind, Type, TypeData, Value};
+use xir_ir::{
+    ConstData, ConstId, Module, PrimaryMap, ScalarKind, Type, TypeData, TypeStore, Value,
+};
 
 /// The interned `bool` constant `b`.
 pub fn bool_const(module: &mut Module, b: bool) -> ConstId {
@@ -76,4 +79,48 @@ pub fn is_invariant(v: Value) -> bool {
         v,
         Value::Const(_) | Value::Arg(_) | Value::Undef(_) | Value::Special(_)
     )
+}
+
+/// The lanes of a scalar or vector constant `v`: the element kind and one decoded value
+/// per lane (a scalar has one lane). `None` when `v` is not a constant, its type is not a
+/// scalar or a vector, or its kind is one [`read_scalar`] does not decode.
+pub fn const_lanes(
+    types: &TypeStore,
+    constants: &PrimaryMap<ConstId, ConstData>,
+    v: Value,
+) -> Option<(ScalarKind, SmallVec<[ScalarValue; 4]>)> {
+    let d = &constants[v.as_const()?];
+    let (k, len, stride) = match types.get(d.ty) {
+        TypeData::Scalar(k) => (*k, 1, 0),
+        TypeData::Vector { elem, len } => (
+            types.scalar_kind(*elem)?,
+            *len as usize,
+            types.size_of(*elem) as usize,
+        ),
+        _ => return None,
+    };
+    let lanes = (0..len)
+        .map(|i| read_scalar(k, d.bytes.get(i * stride..)?))
+        .collect::<Option<_>>()?;
+    Some((k, lanes))
+}
+
+/// The native bytes of a scalar or vector constant of type `ty` whose every lane is `v`
+/// (integers wrap to the width). `None` when `ty` is neither or `v` does not fit its kind.
+pub fn splat_bytes(types: &TypeStore, ty: Type, v: ScalarValue) -> Option<Vec<u8>> {
+    let (k, len, stride) = match types.get(ty) {
+        TypeData::Scalar(k) => (*k, 1, 0),
+        TypeData::Vector { elem, len } => (
+            types.scalar_kind(*elem)?,
+            *len as usize,
+            types.size_of(*elem) as usize,
+        ),
+        _ => return None,
+    };
+    let lane = write_scalar(k, v)?;
+    let mut bytes = vec![0u8; types.size_of(ty) as usize];
+    for i in 0..len {
+        bytes[i * stride..i * stride + lane.len()].copy_from_slice(&lane);
+    }
+    Some(bytes)
 }
