@@ -81,7 +81,7 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::Scalarizer
         | DirectPass::Sroa => (Source::Large, &[]),
         // Arithmetic peepholes: the generated arithmetic as is.
-        DirectPass::AlgebraicSimplify => (Source::Large, &[]),
+        DirectPass::AlgebraicSimplify | DirectPass::DivRemPairs => (Source::Large, &[]),
         // The post-restructure boundary of spirv-post-restructure.
         DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
             Source::Large,
@@ -167,6 +167,7 @@ measured! {
     measured_pass_scalarizer: Scalarizer,
     measured_pass_sroa: Sroa,
     measured_pass_algebraic_simplify: AlgebraicSimplify,
+    measured_pass_div_rem_pairs: DivRemPairs,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

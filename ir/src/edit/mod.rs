@@ -133,6 +133,11 @@ impl<'a> Rewriter<'a> {
         &self.func.insts[i]
     }
 
+    /// An instruction's metadata, to edit (metadata is not part of the use index).
+    pub fn metadata_mut(&mut self, i: InstId) -> &mut crate::metadata::MetadataList {
+        &mut self.func.insts[i].metadata
+    }
+
     /// The type of `v` as seen from inside this function (`None`: void, a block or a
     /// function). Needs the module ([`Self::for_module`]) for module-level values.
     pub fn value_type(&mut self, v: Value) -> Option<Type> {

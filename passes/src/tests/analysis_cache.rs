@@ -132,6 +132,7 @@ fn no_pass_leaves_a_stale_analysis() {
         ConstFold,
         PhiCleanup,
         AlgebraicSimplify,
+        DivRemPairs,
     ];
     let cfg = xir_testgen::GenConfig::default();
     let mut modules: Vec<(String, Module)> = (0..40)

@@ -49,6 +49,7 @@ fn passes() -> Vec<(&'static str, Box<dyn Pass>)> {
         PhiCleanup,
         SimplifyCfg,
         AlgebraicSimplify,
+        DivRemPairs,
     ]
     .into_iter()
     .map(|p| {

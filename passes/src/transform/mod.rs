@@ -18,6 +18,7 @@ crate::pass_registry! {
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
         dce::Dce,
+        div_rem_pairs::DivRemPairs,
         early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
@@ -58,10 +59,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "defer-local-aggregate-load",
         "Sinks whole-aggregate loads of locals to their uses.",
-    ),
-    (
-        "div-rem-pairs",
-        "Merges a division and remainder of the same operands.",
     ),
     (
         "early-cse",
