@@ -81,7 +81,10 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::Scalarizer
         | DirectPass::Sroa => (Source::Large, &[]),
         // Arithmetic peepholes: the generated arithmetic as is.
-        DirectPass::AlgebraicSimplify | DirectPass::DivRemPairs => (Source::Large, &[]),
+        DirectPass::AlgebraicSimplify
+        | DirectPass::DivRemPairs
+        | DirectPass::Reassociate
+        | DirectPass::SimplifyLibcalls => (Source::Large, &[]),
         // The post-restructure boundary of spirv-post-restructure.
         DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
             Source::Large,
@@ -168,6 +171,8 @@ measured! {
     measured_pass_sroa: Sroa,
     measured_pass_algebraic_simplify: AlgebraicSimplify,
     measured_pass_div_rem_pairs: DivRemPairs,
+    measured_pass_reassociate: Reassociate,
+    measured_pass_simplify_libcalls: SimplifyLibcalls,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

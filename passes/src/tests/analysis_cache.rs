@@ -133,6 +133,8 @@ fn no_pass_leaves_a_stale_analysis() {
         PhiCleanup,
         AlgebraicSimplify,
         DivRemPairs,
+        Reassociate,
+        SimplifyLibcalls,
     ];
     let cfg = xir_testgen::GenConfig::default();
     let mut modules: Vec<(String, Module)> = (0..40)

@@ -50,6 +50,8 @@ fn passes() -> Vec<(&'static str, Box<dyn Pass>)> {
         SimplifyCfg,
         AlgebraicSimplify,
         DivRemPairs,
+        Reassociate,
+        SimplifyLibcalls,
     ]
     .into_iter()
     .map(|p| {

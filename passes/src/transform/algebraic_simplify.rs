@@ -61,6 +61,7 @@
 use crate::pass::{FunctionPass, PassContext, PassError};
 use crate::registry::{PassOptionInfo, PassOptions};
 use crate::util::constant::{const_lanes, splat_bytes};
+use crate::util::edit::insts_in_rpo;
 use smallvec::SmallVec;
 use xir_ir::analysis::Cfg;
 use xir_ir::constant::ScalarValue;
@@ -135,22 +136,12 @@ impl FunctionPass for AlgebraicSimplify {
     }
 }
 
-/// The unannotated `arithmetic` instructions of `f` with a result: reachable blocks in
-/// reverse post-order, then the others in layout order.
-pub(crate) fn arithmetic_in_rpo(module: &Module, f: FuncId, cx: &mut PassContext) -> Vec<InstId> {
+/// The unannotated `arithmetic` instructions of `f` with a result, definitions first.
+fn arithmetic_in_rpo(module: &Module, f: FuncId, cx: &mut PassContext) -> Vec<InstId> {
     let cfg = cx.analyses.get::<Cfg>(module, f);
     let func = module.func(f);
-    let mut seen = xir_ir::SecondaryMap::<xir_ir::BlockId, bool>::default();
-    let blocks: Vec<_> = cfg
-        .rpo
-        .iter()
-        .copied()
-        .chain(func.block_order.iter().copied())
-        .filter(|b| !std::mem::replace(&mut seen[*b], true))
-        .collect();
-    blocks
-        .iter()
-        .flat_map(|b| func.blocks[*b].insts.iter().copied())
+    insts_in_rpo(func, &cfg.rpo)
+        .into_iter()
         .filter(|i| {
             let d = &func.insts[*i];
             matches!(d.kind, InstKind::Arithmetic(_)) && d.metadata.is_empty() && d.ty.is_some()

@@ -30,11 +30,13 @@ crate::pass_registry! {
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
         promote_ref_arg::PromoteRefArg,
+        reassociate::Reassociate,
         reconstruct_ray_query_loop::ReconstructRayQueryLoop,
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         scalarizer::Scalarizer,
         simplify_cfg::SimplifyCfg,
+        simplify_libcalls::SimplifyLibcalls,
         sroa::Sroa,
     ];
 }
@@ -141,13 +143,8 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "outline",
         "Outlining (an explicit unsupported no-op upstream).",
     ),
-    ("reassociate", "Reassociates commutative arithmetic."),
     ("sccp", "Sparse conditional constant propagation."),
     ("select-factor", "Factors common operands out of selects."),
-    (
-        "simplify-libcalls",
-        "Simplifies calls to known math functions.",
-    ),
     (
         "slp-vectorization",
         "Superword-level parallelism vectorization.",

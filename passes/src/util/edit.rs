@@ -216,3 +216,15 @@ pub fn remove_blocks(f: &mut Function, dead: &[BlockId]) {
         f.body = None;
     }
 }
+
+/// The placed instructions of `func` in a def-before-use order: the reachable blocks in
+/// reverse post-order (`rpo`, from [`xir_ir::analysis::Cfg`]), then the other blocks in
+/// layout order.
+pub fn insts_in_rpo(func: &Function, rpo: &[BlockId]) -> Vec<InstId> {
+    let mut seen = SecondaryMap::<BlockId, bool>::default();
+    rpo.iter()
+        .chain(func.block_order.iter())
+        .filter(|b| !std::mem::replace(&mut seen[**b], true))
+        .flat_map(|b| func.blocks[*b].insts.iter().copied())
+        .collect()
+}
