@@ -99,6 +99,7 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::FixSelfReferential
         | DirectPass::Gvn
         | DirectPass::EarlyCse => (Source::Large, &[]),
+        DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
             Source::Large,
             &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
@@ -152,6 +153,7 @@ measured! {
     measured_pass_simplify_cfg: SimplifyCfg,
     measured_pass_gvn: Gvn,
     measured_pass_early_cse: EarlyCse,
+    measured_pass_sccp: Sccp,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_restructure_cfg: RestructureCfg,

@@ -34,6 +34,7 @@ crate::pass_registry! {
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         scalarizer::Scalarizer,
+        sccp::Sccp,
         simplify_cfg::SimplifyCfg,
         sroa::Sroa,
     ];
@@ -142,7 +143,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Outlining (an explicit unsupported no-op upstream).",
     ),
     ("reassociate", "Reassociates commutative arithmetic."),
-    ("sccp", "Sparse conditional constant propagation."),
     ("select-factor", "Factors common operands out of selects."),
     (
         "simplify-libcalls",
