@@ -98,7 +98,9 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::InlineSpirvPointerArgs
         | DirectPass::FixSelfReferential
         | DirectPass::Gvn
-        | DirectPass::EarlyCse => (Source::Large, &[]),
+        | DirectPass::EarlyCse
+        | DirectPass::DeadArgElim
+        | DirectPass::UnusedCallableRemoval => (Source::Large, &[]),
         DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
             Source::Large,
@@ -154,6 +156,8 @@ measured! {
     measured_pass_gvn: Gvn,
     measured_pass_early_cse: EarlyCse,
     measured_pass_sccp: Sccp,
+    measured_pass_dead_arg_elim: DeadArgElim,
+    measured_pass_unused_callable_removal: UnusedCallableRemoval,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_restructure_cfg: RestructureCfg,

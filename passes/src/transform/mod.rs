@@ -17,6 +17,7 @@ crate::pass_registry! {
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
         dce::Dce,
+        dead_arg_elim::DeadArgElim,
         early_cse::EarlyCse,
         early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
@@ -37,6 +38,7 @@ crate::pass_registry! {
         sccp::Sccp,
         simplify_cfg::SimplifyCfg,
         sroa::Sroa,
+        unused_callable_removal::UnusedCallableRemoval,
     ];
 }
 
@@ -49,10 +51,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
     ),
     ("cvp", "Correlated value propagation."),
-    (
-        "dead-arg-elim",
-        "Removes unused arguments of internal callables.",
-    ),
     (
         "dead-field-elimination",
         "Removes unused struct fields of local aggregates.",
@@ -159,9 +157,5 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "transpose-gep",
         "Reorders GEP indices over transposed layouts.",
-    ),
-    (
-        "unused-callable-removal",
-        "Removes callables unreachable from kernels.",
     ),
 ];
