@@ -26,6 +26,7 @@ crate::pass_registry! {
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
+        licm::Licm,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
@@ -87,10 +88,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
-    ),
-    (
-        "licm",
-        "Hoists invariant, speculatable instructions into the loop prepare block.",
     ),
     (
         "local-load-elimination",
