@@ -101,7 +101,8 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::EarlyCse
         | DirectPass::DeadArgElim
         | DirectPass::UnusedCallableRemoval
-        | DirectPass::Licm => (Source::Large, &[]),
+        | DirectPass::Licm
+        | DirectPass::Inline => (Source::Large, &[]),
         DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
             Source::Large,
@@ -160,6 +161,7 @@ measured! {
     measured_pass_dead_arg_elim: DeadArgElim,
     measured_pass_unused_callable_removal: UnusedCallableRemoval,
     measured_pass_licm: Licm,
+    measured_pass_inline: Inline,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_restructure_cfg: RestructureCfg,

@@ -23,6 +23,7 @@ crate::pass_registry! {
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
         gvn::Gvn,
+        inline::Inline,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
@@ -81,10 +82,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Converts small plain-CFG diamonds into selects.",
     ),
     ("indvar-simplify", "Simplifies loop induction variables."),
-    (
-        "inline",
-        "Heuristic inlining (single call site, or small callees).",
-    ),
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
