@@ -23,6 +23,7 @@ crate::pass_registry! {
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
         gvn::Gvn,
+        if_conversion::IfConversion,
         inline::Inline,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
@@ -76,10 +77,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "fuse-consecutive-buffer-reads",
         "Fuses adjacent buffer reads into wider reads.",
-    ),
-    (
-        "if-conversion",
-        "Converts small plain-CFG diamonds into selects.",
     ),
     ("indvar-simplify", "Simplifies loop induction variables."),
     (
