@@ -102,7 +102,8 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::DeadArgElim
         | DirectPass::UnusedCallableRemoval
         | DirectPass::Licm
-        | DirectPass::Inline => (Source::Large, &[]),
+        | DirectPass::Inline
+        | DirectPass::Cvp => (Source::Large, &[]),
         DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
         DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
@@ -163,6 +164,7 @@ measured! {
     measured_pass_unused_callable_removal: UnusedCallableRemoval,
     measured_pass_licm: Licm,
     measured_pass_inline: Inline,
+    measured_pass_cvp: Cvp,
     measured_pass_if_conversion: IfConversion,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,

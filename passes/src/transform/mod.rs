@@ -16,6 +16,7 @@ crate::pass_registry! {
         canonicalize_spirv_one_shot_loops::CanonicalizeSpirvOneShotLoops,
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
+        cvp::Cvp,
         dce::Dce,
         dead_arg_elim::DeadArgElim,
         early_cse::EarlyCse,
@@ -53,7 +54,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "algebraic-simplify",
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
     ),
-    ("cvp", "Correlated value propagation."),
     (
         "dead-field-elimination",
         "Removes unused struct fields of local aggregates.",
