@@ -103,7 +103,8 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::UnusedCallableRemoval
         | DirectPass::Licm
         | DirectPass::Inline
-        | DirectPass::Cvp => (Source::Large, &[]),
+        | DirectPass::Cvp
+        | DirectPass::IndvarSimplify => (Source::Large, &[]),
         DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
         DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
@@ -165,6 +166,7 @@ measured! {
     measured_pass_licm: Licm,
     measured_pass_inline: Inline,
     measured_pass_cvp: Cvp,
+    measured_pass_indvar_simplify: IndvarSimplify,
     measured_pass_if_conversion: IfConversion,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,

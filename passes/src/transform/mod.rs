@@ -25,6 +25,7 @@ crate::pass_registry! {
         fix_self_referential::FixSelfReferential,
         gvn::Gvn,
         if_conversion::IfConversion,
+        indvar_simplify::IndvarSimplify,
         inline::Inline,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
@@ -78,7 +79,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "fuse-consecutive-buffer-reads",
         "Fuses adjacent buffer reads into wider reads.",
     ),
-    ("indvar-simplify", "Simplifies loop induction variables."),
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
