@@ -42,6 +42,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs an `insert` naming its own result, which the verifier rejects (only a pipeline entry marked verify=deferred sees one); generated kernels verify",
     ),
     (
+        "fuse-consecutive-buffer-reads",
+        "needs byte-buffer accesses at consecutive constant offsets (generated kernels index byte buffers by thread); its corpus file runs fused reads and writes before/after",
+    ),
+    (
         "indvar-simplify",
         "needs a prepare-block phi recurrence nothing reads (generated structured loops keep their counters in locals) or a plain-CFG counted loop multiplying its counter by a constant (generated loops never do); its corpus files run both rewrites before/after",
     ),
