@@ -66,8 +66,11 @@
 //!    (`guards.rs`): it stores a selector into a new `u32` local and goes to that merge,
 //!    where a dispatch block loads and clears the local and an `if` chain goes on to the
 //!    target, one construct at a time; the walk then reruns on the plain CFG with the
-//!    guard in place (bounded by `main-iteration-limit`). Anything else is an
-//!    unstructured branch.
+//!    guard in place (bounded by `main-iteration-limit`). When the innermost construct
+//!    with a merge has only one the walk made to forward another exit (a merge-less
+//!    switch whose case breaks the loop while another case goes to the latch), a new
+//!    dispatch block becomes its merge, taking the forwarded exits (selector 1) and the
+//!    edge (selector 2). Anything else is an unstructured branch.
 //! 6. Unreachable blocks whose plain multi-way branch remains are sealed (below).
 //! 7. The candidate is verified (default checks plus unique merges and canonical
 //!    `break`/`continue` targets).

@@ -1,7 +1,7 @@
 //! `restructure-cfg` step 5: the walk that turns branches into `if` / `switch` / loops and exits.
 
 use super::exits::{clone_block, exit_block, is_small_exit};
-use super::guards::GuardRequest;
+use super::guards::{GuardRequest, Via};
 use super::loops::{LoopInfo, Shape};
 use super::{Failure, Limits, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
@@ -75,6 +75,9 @@ pub(super) struct Walker<'f> {
     fwd_preds: SecondaryMap<BlockId, (u32, Option<BlockId>)>,
     processed: SecondaryMap<BlockId, bool>,
     frames: Vec<Frame>,
+    /// Per frame: the blocks whose edges go through its forwarding merge (see
+    /// `FrameKind::Selection::forwards`), for a guard that replaces that merge.
+    forwarded: Vec<Vec<BlockId>>,
     limits: Limits,
     constructs: u64,
 }
@@ -119,6 +122,7 @@ impl<'f> Walker<'f> {
             fwd_preds,
             processed: SecondaryMap::with_default(false),
             frames: Vec::new(),
+            forwarded: Vec::new(),
             limits,
             constructs: 0,
         }
@@ -218,7 +222,7 @@ impl<'f> Walker<'f> {
             };
             self.func.inst_mut(t).kind = kind;
             let me = self.frames.len();
-            self.frames.push(Frame {
+            self.push_frame(Frame {
                 kind: FrameKind::Loop {
                     merge: l.merge,
                     cont,
@@ -305,7 +309,11 @@ impl<'f> Walker<'f> {
                 .filter(|&p| !self.dom.dominates(m, p))
                 .collect();
             return Err(Failure::Guardable {
-                request: GuardRequest { froms, to: j, via: m },
+                request: GuardRequest {
+                    froms,
+                    to: j,
+                    via: Via::Merge(m),
+                },
                 otherwise: Box::new(Failure::Unstructured {
                     from: x,
                     to: Some(reported),
@@ -329,7 +337,7 @@ impl<'f> Walker<'f> {
             Some(f) => (self.frames[f].breakable, self.frames[f].innermost_loop),
             None => (None, None),
         };
-        self.frames.push(Frame {
+        self.push_frame(Frame {
             kind: FrameKind::Selection {
                 inst: t,
                 merge,
@@ -369,6 +377,11 @@ impl<'f> Walker<'f> {
         Ok(())
     }
 
+    fn push_frame(&mut self, f: Frame) {
+        self.frames.push(f);
+        self.forwarded.push(Vec::new());
+    }
+
     fn set_merge(&mut self, k: usize, inst: InstId, m: BlockId, to: Option<BlockId>) {
         if let FrameKind::Selection {
             merge, forwards, ..
@@ -401,6 +414,7 @@ impl<'f> Walker<'f> {
                     if let Some(m) = merge {
                         if forwards == Some(y) {
                             found = Some((i, m));
+                            self.forwarded[i].push(x);
                         }
                         break;
                     }
@@ -438,6 +452,7 @@ impl<'f> Walker<'f> {
                     unreachable!("chain holds selections")
                 };
                 self.set_merge(i, inst, m, Some(y));
+                self.forwarded[i].push(x);
                 target = m;
                 outer = i;
             }
@@ -468,7 +483,7 @@ impl<'f> Walker<'f> {
         }
         // 6: the merge of an enclosing switch or loop past `if`s (a `break` ignores
         // them) and merge-less switches (each gets a merge that breaks onwards).
-        if let Some(edge) = self.break_through(y, frame)? {
+        if let Some(edge) = self.break_through(x, y, frame)? {
             return Ok(edge);
         }
         // 7: a small exit block (`return` / `unreachable` / `raster_discard`) reached
@@ -496,37 +511,53 @@ impl<'f> Walker<'f> {
 
     /// Where a guard variable can take the edge to `y` (see `guards.rs`): the merge of
     /// the innermost enclosing construct that has one of its own, when `y` is the merge
-    /// or continue block of a construct further out.
-    fn guard_via(&self, y: BlockId, frame: Option<usize>) -> Option<BlockId> {
+    /// or continue block of a construct further out. A construct whose only merge is one
+    /// the walk made to forward other exits (not a block of the plain CFG the guard
+    /// rewrites) is passed when it forwards to that same merge; otherwise, or when no
+    /// such merge leads to `y`, it gets a new merge taking its forwarded exits and this
+    /// edge (the rerun then asks again from there if `y` is still out of reach).
+    fn guard_via(&self, y: BlockId, frame: Option<usize>) -> Option<Via> {
         let mut via = None;
+        // The innermost construct with a forwarding merge inside `via`.
+        let mut blocked: Option<(usize, BlockId)> = None;
+        let new_merge = |(i, target): (usize, BlockId)| Via::NewMerge {
+            forwarded: self.forwarded[i].clone(),
+            target,
+        };
         let mut fi = frame;
         while let Some(i) = fi {
             match self.frames[i].kind {
                 FrameKind::Selection {
                     merge, forwards, ..
-                } => match (via, merge) {
-                    (Some(_), Some(m)) if m == y => return via,
-                    // A merge the walk made to forward an exit is not in the plain CFG
-                    // the guard rewrites: the construct counts as merge-less.
-                    (None, Some(m)) if forwards.is_none() => via = Some(m),
+                } => match (via, merge, forwards) {
+                    (Some(v), Some(m), _) if m == y => return Some(Via::Merge(v)),
+                    (None, Some(m), None) => match blocked {
+                        Some((_, t)) if t != m || m == y => return blocked.map(new_merge),
+                        _ => via = Some(m),
+                    },
+                    (None, Some(_), Some(t)) => {
+                        blocked.get_or_insert((i, t));
+                    }
                     _ => {}
                 },
                 FrameKind::Loop { merge, cont } => {
-                    via?;
+                    let Some(v) = via else {
+                        return blocked.map(new_merge);
+                    };
                     if merge == y || cont == y {
-                        return via;
+                        return Some(Via::Merge(v));
                     }
                 }
             }
             fi = self.frames[i].parent;
         }
-        None
+        blocked.map(new_merge)
     }
 
     /// Step 6 of [`Self::classify`]: `break` to `y` when `y` is the merge of the nearest
     /// loop or switch once the merge-less switches between are given forwarding merges
     /// (`break` to the next one out). `None` when no such frame exists.
-    fn break_through(&mut self, y: BlockId, frame: Option<usize>) -> Result<Option<Edge>, Failure> {
+    fn break_through(&mut self, x: BlockId, y: BlockId, frame: Option<usize>) -> Result<Option<Edge>, Failure> {
         let mut switches: Vec<usize> = Vec::new();
         let mut fi = frame;
         loop {
@@ -563,6 +594,7 @@ impl<'f> Walker<'f> {
                 unreachable!("switch frames")
             };
             self.set_merge(i, inst, m, Some(y));
+            self.forwarded[i].push(x);
             target = m;
         }
         Ok(Some(Edge::Exit(ExitKind::Break, target)))
