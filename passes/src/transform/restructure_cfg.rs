@@ -25,7 +25,10 @@
 //! 3. *Loops:* natural loops (headers = targets of back edges; bodies by a backward walk
 //!    from the latches that collapses inner loops to their headers). Each loop must leave
 //!    to one block; that block becomes its merge, behind a new trampoline when it has
-//!    predecessors outside the loop (no exit at all: a new `unreachable` merge). Before
+//!    predecessors outside the loop (no exit at all: a new `unreachable` merge). A loop
+//!    still leaving to several blocks gets a guard variable (`guards.rs`): each exit
+//!    stores its target's selector and goes to a new dispatch block, the merge, whose
+//!    `if` chain goes on to the chosen target in the enclosing region. Before
 //!    that, each loop (innermost first) absorbs the code after its `break` paths: an exit
 //!    target all of whose predecessors are in the loop joins it, a small exit block
 //!    shared with outside code is copied, and a whole loop entered only from this one
@@ -103,10 +106,7 @@
 //! join subtrees), as upstream's restructurer does with shared exits, and otherwise
 //! takes the exit through a guard (flag) variable, the standard answer for exits SPIR-V
 //! forbids (an ordinary function-local variable, so the output stays phi-free and
-//! `mem2reg` promotes it). Guards are made only when an edge needs one. A loop leaving
-//! to two blocks that both have large tails reached from outside it, or a branch out of
-//! two loops to such a block, is still refused (`refuses-loop-with-two-exits.xir`,
-//! `refuses-multi-level-break.xir`). Upstream's
+//! `mem2reg` promotes it). Guards are made only when an edge needs one. Upstream's
 //! algorithm is a much larger fixed point of canonicalization phases with ~45 diagnostic
 //! work counters; this is a different (single-walk) algorithm, so those work counters are
 //! not published. Upstream verifies input and output at the boundary; here the pipeline
@@ -342,11 +342,11 @@ pub fn restructure_function(
     let mut n = Restructured::default();
     n.canonicalized += fold_equal_arms(func);
     n.canonicalized += duplicate_exit_joins(func);
-    let loops = canonicalize_loops(func, &mut n)?;
+    let mut guards = Guards::default();
+    let loops = canonicalize_loops(func, g, &mut guards, &mut n)?;
     let (copies, mut graph) = joins::unshare_extra_joins(func, &loops, limits)?;
     n.canonicalized += copies;
     // The walk reruns on the plain CFG with a guard added each time it asks for one.
-    let mut guards = Guards::default();
     let mut attempts = 0u64;
     let cfg = loop {
         let base = func.clone();

@@ -144,6 +144,36 @@ impl Guards {
         Ok(spill_undominated(func))
     }
 
+    /// Step 3: a loop leaving to several blocks (`exits`: edges `u → v`, `targets`: the
+    /// distinct `v` in order) gets a dispatch block as its single exit target: each exit
+    /// stores the selector of its target (index + 1) and goes to it, and its `if` chain
+    /// goes on to the chosen target (the last one without a test). Returns the dispatch
+    /// block and the chain's other blocks, or `None` when a value would have to be passed
+    /// through a local and cannot (a pointer).
+    pub(super) fn loop_exits(
+        &mut self,
+        func: &mut Function,
+        g: &mut Globals<'_>,
+        exits: &[(BlockId, BlockId)],
+        targets: &[BlockId],
+    ) -> Option<(BlockId, Vec<BlockId>)> {
+        let gi = self.new_group(func, g, targets[0], None);
+        for &t in targets {
+            let froms: Vec<BlockId> = exits.iter().filter(|e| e.1 == t).map(|e| e.0).collect();
+            self.route(func, g, gi, &froms, t);
+        }
+        let d = self.groups[gi].dispatch;
+        let mut chain = Vec::new();
+        let mut b = d;
+        while let Some(t) = func.terminator(b)
+            && matches!(func.inst(t).kind, InstKind::ConditionalBranch)
+        {
+            b = func.inst(t).operands[2].as_block().expect("verified");
+            chain.push(b);
+        }
+        spill_undominated(func).then_some((d, chain))
+    }
+
     /// A new guard local (zeroed at the top of the body) and a dispatch block that loads
     /// and clears it, then branches to `next` (the original merge `via`, or the first
     /// target of a new merge).
