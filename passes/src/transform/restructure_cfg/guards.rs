@@ -271,7 +271,8 @@ impl Guards {
 /// after it (a value of the plain CFG crossing blocks). Every executed path still runs
 /// the definition before the use (the guard only inserts blocks into original paths),
 /// so each such value is passed through a new local: stored after its definition,
-/// loaded before each use that it no longer dominates. `false` when such a value is an
+/// loaded before each use that it no longer dominates; a `getelementptr` is recomputed
+/// before each such use when its operands are available there. `false` for any other
 /// lvalue (a pointer cannot be stored in a local).
 fn spill_undominated(func: &mut Function) -> bool {
     let (cfg, dom) = graph(func);
@@ -296,13 +297,43 @@ fn spill_undominated(func: &mut Function) -> bool {
             }
         }
     }
-    if broken
-        .iter()
-        .any(|(d, _)| is_lvalue(&func.inst(*d).kind) || func.inst(*d).ty.is_none())
-    {
-        return false;
-    }
+    // A pointer cannot be stored in a local; a `getelementptr` whose operands are all
+    // available at each use is recomputed there instead (it has no effect).
+    let available = |o: &Value, u: InstId| match *o {
+        Value::Inst(o) => {
+            let (ob, ub) = (func.inst(o).block, func.inst(u).block);
+            match (ob, ub) {
+                (Some(ob), Some(ub)) if ob == ub => func.position(o) < func.position(u),
+                (Some(ob), Some(ub)) => dom.dominates(ob, ub),
+                _ => false,
+            }
+        }
+        _ => true,
+    };
+    let mut remat = Vec::new();
+    let mut spill = Vec::new();
     for (d, uses) in broken {
+        let data = func.inst(d);
+        if is_lvalue(&data.kind) || data.ty.is_none() {
+            let ok = matches!(data.kind, InstKind::Gep)
+                && uses
+                    .iter()
+                    .all(|&(u, _)| data.operands.iter().all(|o| available(o, u)));
+            if !ok {
+                return false;
+            }
+            remat.push((d, uses));
+        } else {
+            spill.push((d, uses));
+        }
+    }
+    for (d, uses) in remat {
+        for (u, k) in uses {
+            let c = func.insert_inst_before(u, func.inst(d).clone());
+            func.inst_mut(u).operands[k] = Value::Inst(c);
+        }
+    }
+    for (d, uses) in spill {
         let ty = func.inst(d).ty.expect("checked above");
         let slot = entry_local(func, ty);
         let db = func.inst(d).block.expect("placed");
