@@ -349,7 +349,6 @@ pub fn restructure_function(
     // The walk reruns on the plain CFG with a guard added each time it asks for one.
     let mut attempts = 0u64;
     let cfg = loop {
-        let base = func.clone();
         let mut walked = Restructured::default();
         let mut w = Walker::new(func, graph, loops.clone(), limits);
         match w.run(&mut walked) {
@@ -360,7 +359,8 @@ pub fn restructure_function(
                 break w.into_cfg();
             }
             Err(Failure::Guardable { request, otherwise }) => {
-                *func = base;
+                // Back to the plain CFG the walk began with (its undo log, no copy).
+                w.undo();
                 attempts += 1;
                 if attempts > limits.main {
                     return Err(Failure::IterationLimit {

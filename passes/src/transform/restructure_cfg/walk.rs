@@ -6,6 +6,7 @@ use super::loops::{LoopInfo, Shape};
 use super::{Failure, Limits, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
+use xir_ir::entity::EntityRef;
 use xir_ir::{BlockId, Function, InstId, SecondaryMap, Value};
 
 /// A construct on the walk's stack.
@@ -80,6 +81,12 @@ pub(super) struct Walker<'f> {
     forwarded: Vec<Vec<BlockId>>,
     limits: Limits,
     constructs: u64,
+    /// Undo log (so that a walk asking for a guard can be rolled back without a copy of
+    /// the definition): the arena and layout sizes when the walk began, and the original
+    /// of each existing instruction it edited (only terminators), once each.
+    start: (usize, usize, usize),
+    journal: Vec<(InstId, InstData)>,
+    journaled: SecondaryMap<InstId, bool>,
 }
 
 impl<'f> Walker<'f> {
@@ -112,7 +119,11 @@ impl<'f> Walker<'f> {
                 }
             }
         }
+        let start = (func.blocks.len(), func.insts.len(), func.block_order.len());
         Walker {
+            start,
+            journal: Vec::new(),
+            journaled: SecondaryMap::with_default(false),
             func,
             cfg,
             dom,
@@ -126,6 +137,29 @@ impl<'f> Walker<'f> {
             limits,
             constructs: 0,
         }
+    }
+
+    /// An existing instruction to edit, its original kept for [`Self::undo`].
+    fn edit(&mut self, i: InstId) -> &mut InstData {
+        if i.index() < self.start.1 && !std::mem::replace(&mut self.journaled[i], true) {
+            self.journal.push((i, self.func.inst(i).clone()));
+        }
+        self.func.inst_mut(i)
+    }
+
+    /// Puts the definition back as it was when the walk began: the edited instructions
+    /// get their originals back, and the blocks and instructions the walk created are
+    /// dropped (it only appends them, and never edits an existing block's list).
+    pub(super) fn undo(self) {
+        let (blocks, insts, order) = self.start;
+        for (i, d) in self.journal.into_iter().rev() {
+            *self.func.inst_mut(i) = d;
+        }
+        while self.func.block_order.len() > order {
+            self.func.block_order.remove(self.func.block_order.len() - 1);
+        }
+        self.func.blocks.truncate(blocks);
+        self.func.insts.truncate(insts);
     }
 
     /// The CFG the walk began with: its unreachable blocks are still unreachable (the
@@ -220,7 +254,7 @@ impl<'f> Walker<'f> {
                     update,
                 ),
             };
-            self.func.inst_mut(t).kind = kind;
+            self.edit(t).kind = kind;
             let me = self.frames.len();
             self.push_frame(Frame {
                 kind: FrameKind::Loop {
@@ -251,10 +285,10 @@ impl<'f> Walker<'f> {
                 match self.classify(x, y, frame)? {
                     Edge::Enter => work.push((y, frame)),
                     Edge::EnterCopy(c) => {
-                        self.func.inst_mut(t).operands[0] = Value::Block(c);
+                        self.edit(t).operands[0] = Value::Block(c);
                     }
                     Edge::Exit(k, target) => {
-                        let d = self.func.inst_mut(t);
+                        let d = self.edit(t);
                         d.kind = k.inst_kind();
                         d.operands[0] = Value::Block(target);
                     }
@@ -323,7 +357,7 @@ impl<'f> Walker<'f> {
         }
         let merge = joins.first().copied();
         {
-            let d = self.func.inst_mut(t);
+            let d = self.edit(t);
             d.kind = match &d.kind {
                 InstKind::IndexedBranch { labels } => InstKind::Switch {
                     labels: labels.clone(),
@@ -357,7 +391,7 @@ impl<'f> Walker<'f> {
                 .as_block()
                 .expect("verified arm");
             if let Some(&(_, used)) = done.iter().find(|(o, _)| *o == a) {
-                self.func.inst_mut(t).operands[k] = Value::Block(used);
+                self.edit(t).operands[k] = Value::Block(used);
                 continue;
             }
             let used = match self.classify(x, a, sf)? {
@@ -368,7 +402,7 @@ impl<'f> Walker<'f> {
                 Edge::EnterCopy(c) => c,
                 Edge::Exit(kind, target) => exit_block(self.func, kind.inst_kind(), target),
             };
-            self.func.inst_mut(t).operands[k] = Value::Block(used);
+            self.edit(t).operands[k] = Value::Block(used);
             done.push((a, used));
         }
         if let Some(m) = merge {
@@ -390,7 +424,7 @@ impl<'f> Walker<'f> {
             *merge = Some(m);
             *forwards = to;
         }
-        if let Some(slot) = self.func.inst_mut(inst).kind.merge_mut() {
+        if let Some(slot) = self.edit(inst).kind.merge_mut() {
             *slot = Some(m);
         }
     }
