@@ -17,9 +17,12 @@ crate::pass_registry! {
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
         dce::Dce,
+        dead_arg_elim::DeadArgElim,
+        early_cse::EarlyCse,
         early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
+        gvn::Gvn,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
@@ -32,8 +35,10 @@ crate::pass_registry! {
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         scalarizer::Scalarizer,
+        sccp::Sccp,
         simplify_cfg::SimplifyCfg,
         sroa::Sroa,
+        unused_callable_removal::UnusedCallableRemoval,
     ];
 }
 
@@ -46,10 +51,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
     ),
     ("cvp", "Correlated value propagation."),
-    (
-        "dead-arg-elim",
-        "Removes unused arguments of internal callables.",
-    ),
     (
         "dead-field-elimination",
         "Removes unused struct fields of local aggregates.",
@@ -67,20 +68,12 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Merges a division and remainder of the same operands.",
     ),
     (
-        "early-cse",
-        "Block-local common subexpression elimination of pure instructions.",
-    ),
-    (
         "fast-math-simplify",
         "Float simplifications valid only under fast math.",
     ),
     (
         "fuse-consecutive-buffer-reads",
         "Fuses adjacent buffer reads into wider reads.",
-    ),
-    (
-        "gvn",
-        "Dominance-based global value numbering of pure instructions.",
     ),
     (
         "if-conversion",
@@ -148,7 +141,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Outlining (an explicit unsupported no-op upstream).",
     ),
     ("reassociate", "Reassociates commutative arithmetic."),
-    ("sccp", "Sparse conditional constant propagation."),
     ("select-factor", "Factors common operands out of selects."),
     (
         "simplify-libcalls",
@@ -165,9 +157,5 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "transpose-gep",
         "Reorders GEP indices over transposed layouts.",
-    ),
-    (
-        "unused-callable-removal",
-        "Removes callables unreachable from kernels.",
     ),
 ];
