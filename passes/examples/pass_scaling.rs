@@ -100,7 +100,11 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::Gvn
         | DirectPass::EarlyCse
         | DirectPass::DeadArgElim
-        | DirectPass::UnusedCallableRemoval => (Source::Large, &[]),
+        | DirectPass::UnusedCallableRemoval
+        | DirectPass::Licm
+        | DirectPass::Inline
+        | DirectPass::Cvp => (Source::Large, &[]),
+        DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
         DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
             Source::Large,
@@ -158,6 +162,10 @@ measured! {
     measured_pass_sccp: Sccp,
     measured_pass_dead_arg_elim: DeadArgElim,
     measured_pass_unused_callable_removal: UnusedCallableRemoval,
+    measured_pass_licm: Licm,
+    measured_pass_inline: Inline,
+    measured_pass_cvp: Cvp,
+    measured_pass_if_conversion: IfConversion,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_restructure_cfg: RestructureCfg,

@@ -16,6 +16,7 @@ crate::pass_registry! {
         canonicalize_spirv_one_shot_loops::CanonicalizeSpirvOneShotLoops,
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
+        cvp::Cvp,
         dce::Dce,
         dead_arg_elim::DeadArgElim,
         early_cse::EarlyCse,
@@ -23,9 +24,12 @@ crate::pass_registry! {
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
         gvn::Gvn,
+        if_conversion::IfConversion,
+        inline::Inline,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
+        licm::Licm,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
@@ -50,7 +54,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "algebraic-simplify",
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
     ),
-    ("cvp", "Correlated value propagation."),
     (
         "dead-field-elimination",
         "Removes unused struct fields of local aggregates.",
@@ -75,22 +78,10 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "fuse-consecutive-buffer-reads",
         "Fuses adjacent buffer reads into wider reads.",
     ),
-    (
-        "if-conversion",
-        "Converts small plain-CFG diamonds into selects.",
-    ),
     ("indvar-simplify", "Simplifies loop induction variables."),
-    (
-        "inline",
-        "Heuristic inlining (single call site, or small callees).",
-    ),
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
-    ),
-    (
-        "licm",
-        "Hoists invariant, speculatable instructions into the loop prepare block.",
     ),
     (
         "local-load-elimination",
