@@ -20,8 +20,11 @@
 //! by the function (an `if` without two arms, a `switch` whose case count differs from
 //! its labels, a `loop` without prepare/body/update/merge, a `break`/`continue` without
 //! a target); a `ray_query_loop` (run `lower-ray-query-to-loop` first, as upstream's
-//! newest version requires); a valueless `return` in a non-void function. `autodiff`
-//! scopes and `outline` are left as they are (upstream does not destructure them).
+//! newest version requires); an `outline` region (upstream's newest preflight counts it
+//! as an unsupported construct); a valueless `return` in a non-void function.
+//! `autodiff` scopes are kept as they are, their bodies destructured like any other
+//! blocks (upstream's preflight and its terminator check accept `AUTODIFF_SCOPE`: the
+//! scope is lowered by `autodiff` after `restructure-cfg` rebuilds its body).
 //!
 //! **Upstream followed:** LuisaCompute `src/xir/passes/destructure_cfg.cpp` and its
 //! header (rewrite set, every owned block including disconnected ones, early-return
@@ -30,6 +33,12 @@
 //! older versions patched unterminated blocks with `unreachable`; here they are refused,
 //! as the newest version does. Upstream's optional verification transaction and its
 //! `boundary_verifier_count` are not reproduced: the pipeline verifies after every pass.
+//! Regions (read 2026-12-02 for issue 13): the newest stored version (the one with
+//! `preflight_destructure_input(function, verification_transaction)`; the code index
+//! names no commit for it) rejects `RAY_QUERY_LOOP` and, through its `default` case,
+//! `OUTLINE`, and accepts `AUTODIFF_SCOPE` in both its preflight and its terminator
+//! check; commits `07c4f78b` and `038ca175` had no preflight and still turned a
+//! `ray_query_loop` into a `loop` themselves.
 //!
 //! **Report keys** (upstream order, `_count` dropped as everywhere here):
 //! `destructured_if`, `destructured_switch`, `destructured_loop`,
@@ -174,6 +183,9 @@ pub fn preflight_function(func: &Function) -> Vec<Problem> {
                 .then_some("has a `break`/`continue` without an owned target"),
             InstKind::RayQueryLoop { .. } => {
                 Some("has a `ray_query_loop` (run lower-ray-query-to-loop first)")
+            }
+            InstKind::Outline { .. } => {
+                Some("has an `outline` region (upstream's destructure-cfg refuses it: no pass or backend lowers outline)")
             }
             InstKind::Return if func.ret.is_some() && ops.is_empty() => {
                 Some("returns no value from a non-void function")

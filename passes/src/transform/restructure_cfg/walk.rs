@@ -3,6 +3,7 @@
 use super::exits::{clone_block, exit_block, is_small_exit};
 use super::guards::GuardRequest;
 use super::loops::{LoopInfo, Shape};
+use super::regions::is_marker;
 use super::{Failure, Limits, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
@@ -18,6 +19,9 @@ enum FrameKind {
         switch: bool,
         /// For a merge created to forward an exit: the block it forwards to.
         forwards: Option<BlockId>,
+        /// An `autodiff` / `outline` region (`regions.rs`): no `break`, `continue` or
+        /// guard crosses it.
+        region: bool,
     },
     /// A loop with its merge and continue block.
     Loop { merge: BlockId, cont: BlockId },
@@ -241,6 +245,9 @@ impl<'f> Walker<'f> {
             return Ok(());
         }
         let d = self.func.inst(t);
+        if is_marker(d) {
+            return self.region(x, t, frame, work);
+        }
         match d.kind.clone() {
             InstKind::Branch => {
                 let y = d.operands[0].as_block().expect("verified");
@@ -335,6 +342,7 @@ impl<'f> Walker<'f> {
                 merge,
                 switch,
                 forwards: None,
+                region: false,
             },
             parent: frame,
             breakable: if switch { Some(me) } else { outer_break },
@@ -366,6 +374,59 @@ impl<'f> Walker<'f> {
         if let Some(m) = merge {
             work.push((m, frame));
         }
+        Ok(())
+    }
+
+    /// A region's stand-in in block `x` (`regions.rs`) → `if` with the region's merge,
+    /// as one construct that nothing crosses.
+    fn region(
+        &mut self,
+        x: BlockId,
+        t: InstId,
+        frame: Option<usize>,
+        work: &mut Vec<(BlockId, Option<usize>)>,
+    ) -> Result<(), Failure> {
+        self.bump()?;
+        let ops = &self.func.inst(t).operands;
+        let (e, m) = (ops[1].as_block().expect("marker"), ops[2].as_block().expect("marker"));
+        // The merge is `m` when only the region reaches it; otherwise (a loop role, or
+        // a block code outside the region joins) a new merge forwards to it.
+        let (merge, forwards) = if !self.loop_role[m] && self.dom.idom(m) == Some(x) {
+            work.push((m, frame));
+            (m, None)
+        } else {
+            match self.classify(x, m, frame)? {
+                Edge::Enter => {
+                    work.push((m, frame));
+                    (m, None)
+                }
+                Edge::EnterCopy(c) => (c, Some(m)),
+                Edge::Exit(kind, target) => (exit_block(self.func, kind.inst_kind(), target), Some(m)),
+            }
+        };
+        self.func.inst_mut(t).kind = InstKind::If { merge: Some(merge) };
+        self.frames.push(Frame {
+            kind: FrameKind::Selection {
+                inst: t,
+                merge: Some(merge),
+                switch: false,
+                forwards,
+                region: true,
+            },
+            parent: frame,
+            breakable: None,
+            innermost_loop: None,
+        });
+        let rf = Some(self.frames.len() - 1);
+        let used = match self.classify(x, e, rf)? {
+            Edge::Enter => {
+                work.push((e, rf));
+                e
+            }
+            Edge::EnterCopy(c) => c,
+            Edge::Exit(kind, target) => exit_block(self.func, kind.inst_kind(), target),
+        };
+        self.func.inst_mut(t).operands[1] = Value::Block(used);
         Ok(())
     }
 
@@ -503,6 +564,16 @@ impl<'f> Walker<'f> {
         while let Some(i) = fi {
             match self.frames[i].kind {
                 FrameKind::Selection {
+                    merge,
+                    region: true,
+                    ..
+                } => {
+                    return match (via, merge) {
+                        (Some(_), Some(m)) if m == y => via,
+                        _ => None,
+                    };
+                }
+                FrameKind::Selection {
                     merge, forwards, ..
                 } => match (via, merge) {
                     (Some(_), Some(m)) if m == y => return via,
@@ -532,6 +603,7 @@ impl<'f> Walker<'f> {
         loop {
             let Some(i) = fi else { return Ok(None) };
             match self.frames[i].kind {
+                FrameKind::Selection { region: true, .. } => return Ok(None),
                 FrameKind::Selection { switch: false, .. } => {}
                 FrameKind::Selection {
                     switch: true,
