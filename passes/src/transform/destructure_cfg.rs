@@ -67,7 +67,7 @@ pub struct DestructureCfg;
 
 crate::declare_pass! {
     DestructureCfg: module pass "destructure-cfg" {
-        summary: "Structured control flow to plain CFG (switch to indexed_branch).",
+        summary: "Structured control flow to plain CFG (switch to indexed_branch); keeps autodiff scopes, refuses outline and ray_query_loop as upstream.",
         form: Either,
         counters: DestructureCfgCounters {
             /// `if` → `cond_br`.

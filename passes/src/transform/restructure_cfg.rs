@@ -178,7 +178,7 @@ pub struct RestructureCfg {
 
 crate::declare_pass! {
     RestructureCfg: module pass "restructure-cfg" {
-        summary: "Plain reducible CFG to structured control flow.",
+        summary: "Plain reducible CFG to structured control flow (also inside autodiff and outline regions, which stay).",
         form: Either,
         options: [
             PassOptionInfo {
