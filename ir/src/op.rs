@@ -610,6 +610,25 @@ impl ArithSignature {
 }
 
 impl ArithmeticOp {
+    /// Whether swapping the two operands of this binary op never changes the result, bit
+    /// for bit, for operands whose scalar element type is a float (`float`) or an integer
+    /// or boolean (`!float`). Float `add`, `mul`, `min` and `max` are excluded: swapping
+    /// may change which NaN payload propagates, and `min`/`max` of `+0`/`-0`.
+    pub const fn is_commutative(self, float: bool) -> bool {
+        match self {
+            ArithmeticOp::BinaryBitAnd
+            | ArithmeticOp::BinaryBitOr
+            | ArithmeticOp::BinaryBitXor
+            | ArithmeticOp::BinaryEqual
+            | ArithmeticOp::BinaryNotEqual => true,
+            ArithmeticOp::BinaryAdd
+            | ArithmeticOp::BinaryMul
+            | ArithmeticOp::Min
+            | ArithmeticOp::Max => !float,
+            _ => false,
+        }
+    }
+
     /// Whether operand `k` must have exactly the instruction's result type (read from the
     /// op's [`ArithSignature`]).
     #[inline(always)]

@@ -96,7 +96,9 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::InlineAll
         | DirectPass::InlineCallSites
         | DirectPass::InlineSpirvPointerArgs
-        | DirectPass::FixSelfReferential => (Source::Large, &[]),
+        | DirectPass::FixSelfReferential
+        | DirectPass::Gvn
+        | DirectPass::EarlyCse => (Source::Large, &[]),
         DirectPass::RestructureCfg => (
             Source::Large,
             &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
@@ -148,6 +150,8 @@ measured! {
     measured_pass_audit_reg2mem_spills: AuditReg2MemSpills,
     measured_pass_phi_cleanup: PhiCleanup,
     measured_pass_simplify_cfg: SimplifyCfg,
+    measured_pass_gvn: Gvn,
+    measured_pass_early_cse: EarlyCse,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_restructure_cfg: RestructureCfg,

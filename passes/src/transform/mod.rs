@@ -17,9 +17,11 @@ crate::pass_registry! {
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
         dce::Dce,
+        early_cse::EarlyCse,
         early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
+        gvn::Gvn,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
@@ -67,20 +69,12 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Merges a division and remainder of the same operands.",
     ),
     (
-        "early-cse",
-        "Block-local common subexpression elimination of pure instructions.",
-    ),
-    (
         "fast-math-simplify",
         "Float simplifications valid only under fast math.",
     ),
     (
         "fuse-consecutive-buffer-reads",
         "Fuses adjacent buffer reads into wider reads.",
-    ),
-    (
-        "gvn",
-        "Dominance-based global value numbering of pure instructions.",
     ),
     (
         "if-conversion",
