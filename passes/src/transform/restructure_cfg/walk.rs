@@ -307,7 +307,7 @@ impl<'f> Walker<'f> {
             let reported = joins[1];
             joins.sort_by_key(|b| self.cfg.rpo_index[*b]);
             let (m, j) = (joins[0], joins[1]);
-            let froms: Vec<BlockId> = super::exits::forward_preds(&self.cfg, &self.dom, j)
+            let froms: Vec<BlockId> = self.cfg.forward_preds(&self.dom, j)
                 .into_iter()
                 .filter(|&p| !self.dom.dominates(m, p))
                 .collect();
