@@ -56,7 +56,8 @@ use crate::form::describe_function;
 use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::util::edit::alloca_prefix_len;
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::inst::InstKind;
 use xir_ir::op::AllocaOp;
 use xir_ir::text::print::printed_block_labels;
 use xir_ir::{BlockId, FuncId, Function, InstId, Module, SecondaryMap, Value};
@@ -296,27 +297,19 @@ pub fn destructure_terminators(func: &mut Function) -> (Destructured, Vec<InstId
 fn spill_returns(func: &mut Function, returns: &[InstId]) {
     let entry = func.body.expect("definition");
     let slot = func.ret.map(|ty| {
-        let pos = alloca_prefix_len(func, entry);
-        func.insert_inst_at(
-            entry,
-            pos,
-            InstData::new(InstKind::Alloca(AllocaOp::Local), Some(ty), []),
-        )
+        // The entry block is terminated (preflight), so the first non-alloca exists.
+        let first = func.blocks[entry].insts[alloca_prefix_len(func, entry)];
+        Cursor::before(func, first).alloca(AllocaOp::Local, ty)
     });
     let exit = func.create_block();
     match (slot, func.ret) {
         (Some(s), Some(ty)) => {
-            let v = func.append_inst(
-                exit,
-                InstData::new(InstKind::Load, Some(ty), [Value::Inst(s)]),
-            );
-            func.append_inst(
-                exit,
-                InstData::new(InstKind::Return, None, [Value::Inst(v)]),
-            );
+            let mut at = Cursor::at_end(func, exit);
+            let v = at.load(ty, s);
+            at.ret(Some(v));
         }
         _ => {
-            func.append_inst(exit, InstData::new(InstKind::Return, None, []));
+            Cursor::at_end(func, exit).ret(None);
         }
     }
     let mut stores: SecondaryMap<BlockId, Option<Value>> = SecondaryMap::with_default(None);
@@ -332,7 +325,7 @@ fn spill_returns(func: &mut Function, returns: &[InstId]) {
     for &r in returns {
         let b = func.inst(r).block.expect("placed");
         if let (Some(s), Some(v)) = (slot, stores[b]) {
-            func.insert_inst_before(r, InstData::new(InstKind::Store, None, [Value::Inst(s), v]));
+            Cursor::before(func, r).store(s, v);
         }
     }
 }
