@@ -17,14 +17,17 @@ crate::pass_registry! {
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
         dce::Dce,
+        dead_arg_elim::DeadArgElim,
         early_cse::EarlyCse,
         early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
         gvn::Gvn,
+        inline::Inline,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
+        licm::Licm,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
@@ -34,8 +37,10 @@ crate::pass_registry! {
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         scalarizer::Scalarizer,
+        sccp::Sccp,
         simplify_cfg::SimplifyCfg,
         sroa::Sroa,
+        unused_callable_removal::UnusedCallableRemoval,
     ];
 }
 
@@ -48,10 +53,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
     ),
     ("cvp", "Correlated value propagation."),
-    (
-        "dead-arg-elim",
-        "Removes unused arguments of internal callables.",
-    ),
     (
         "dead-field-elimination",
         "Removes unused struct fields of local aggregates.",
@@ -82,16 +83,8 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     ),
     ("indvar-simplify", "Simplifies loop induction variables."),
     (
-        "inline",
-        "Heuristic inlining (single call site, or small callees).",
-    ),
-    (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
-    ),
-    (
-        "licm",
-        "Hoists invariant, speculatable instructions into the loop prepare block.",
     ),
     (
         "local-load-elimination",
@@ -142,7 +135,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Outlining (an explicit unsupported no-op upstream).",
     ),
     ("reassociate", "Reassociates commutative arithmetic."),
-    ("sccp", "Sparse conditional constant propagation."),
     ("select-factor", "Factors common operands out of selects."),
     (
         "simplify-libcalls",
@@ -159,9 +151,5 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "transpose-gep",
         "Reorders GEP indices over transposed layouts.",
-    ),
-    (
-        "unused-callable-removal",
-        "Removes callables unreachable from kernels.",
     ),
 ];
