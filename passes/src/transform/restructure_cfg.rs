@@ -80,7 +80,9 @@
 //! merge is a small exit block or another construct's role). The preflight refuses a
 //! body entered other than at its entry from the region's block, or leading back to that
 //! block: a region is left only through its merge, so a `break`/`continue` out of it or
-//! an exit block shared with code outside it is refused, with both blocks named.
+//! a block it shares with code outside it is refused, with both blocks named, except a
+//! small exit block (the single exit `destructure-cfg` makes for early returns), which
+//! the body gets a copy of, so an early `return` stays inside the region.
 //! `ray_query_loop` is refused (run `lower-ray-query-to-loop` first).
 //!
 //! **Preconditions:** phi-free (run `reg2mem` first), reducible, plain CFG apart from

@@ -19,14 +19,17 @@
 //!   merge of its own, and a selection of the body reaches `M` as an enclosing merge.
 //!   A merge that is a small exit block (`return` …) first gets a new merge block that
 //!   branches to it, so no step copies it into the body (the region's merge must stay
-//!   after the region).
+//!   after the region). A small exit block the body shares with code outside (the one
+//!   exit `destructure-cfg` makes for early returns) is copied for the body's edges, so
+//!   an early `return` inside the region stays inside it (the preflight accepts that
+//!   sharing and no other).
 //! * **Walk** (`walk.rs`): a marker is a construct whose merge is `M` and which no
 //!   `break`, `continue` or guard crosses; it is rewritten to `if` with its merge.
 //! * **Restore** ([`restore`]): every marker (`if` or, when the walk never reached it,
 //!   `cond_br`) becomes the original region instruction again, with the entry it
 //!   branches to now (a preheader when `E` heads a loop) and its merge.
 
-use super::exits::{exit_block, is_small_exit, retarget};
+use super::exits::{clone_block, exit_block, is_small_exit, retarget};
 use super::Failure;
 use xir_ir::analysis::Cfg;
 use xir_ir::inst::{InstData, InstKind};
@@ -103,6 +106,11 @@ pub(super) fn check(func: &Function, cfg: &Cfg) -> Result<(), Failure> {
             if result.is_err() {
                 break;
             }
+            // A small exit block shared with code outside (the single exit
+            // destructure-cfg makes for early returns) gets a copy of its own in `lower`.
+            if is_small_exit(func, b) {
+                continue;
+            }
             for &p in cfg.preds(b) {
                 if cfg.is_reachable(p) && !body[p] && !(b == e && p == x) {
                     result = Err(Failure::Unstructured {
@@ -123,7 +131,7 @@ pub(super) fn check(func: &Function, cfg: &Cfg) -> Result<(), Failure> {
 }
 
 /// Replaces every region terminator of `func` by its stand-in (see the module header);
-/// returns the regions and the number of merge blocks made.
+/// returns the regions and the number of blocks made (merges and exit copies).
 pub(super) fn lower(func: &mut Function) -> (Regions, u64) {
     let mut regions = Regions::default();
     let mut made = 0;
@@ -138,6 +146,34 @@ pub(super) fn lower(func: &mut Function) -> (Regions, u64) {
         let d = func.inst(t);
         let e = d.operands[0].as_block().expect("checked by preflight");
         let mut m = d.kind.merge().expect("checked by preflight");
+        // Small exit blocks the body shares with code outside: the body gets a copy.
+        let shared: Vec<(BlockId, Vec<BlockId>)> = {
+            let cfg = cfg.get_or_insert_with(|| Cfg::compute(func));
+            let blocks = body_of(cfg, e, m, &mut body);
+            let mut shared = Vec::new();
+            for &b in &blocks {
+                let (inside, outside): (Vec<BlockId>, Vec<BlockId>) = cfg
+                    .preds(b)
+                    .iter()
+                    .filter(|p| cfg.is_reachable(**p))
+                    .partition(|p| body[**p] || (b == e && **p == x));
+                if !outside.is_empty() && is_small_exit(func, b) {
+                    shared.push((b, inside));
+                }
+            }
+            for &b in &blocks {
+                body[b] = false;
+            }
+            shared
+        };
+        for (b, inside) in shared {
+            let c = clone_block(func, b);
+            for p in inside {
+                retarget(func, p, b, c);
+            }
+            made += 1;
+            cfg = None;
+        }
         if is_small_exit(func, m) {
             // The body's edges into `m` (and the region's merge) go to a new block.
             let blocks = {
