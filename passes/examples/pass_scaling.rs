@@ -102,7 +102,10 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::DeadArgElim
         | DirectPass::UnusedCallableRemoval
         | DirectPass::Licm
-        | DirectPass::Inline => (Source::Large, &[]),
+        | DirectPass::Inline
+        | DirectPass::Cvp
+        | DirectPass::IndvarSimplify => (Source::Large, &[]),
+        DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
         DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
             Source::Large,
@@ -162,6 +165,9 @@ measured! {
     measured_pass_unused_callable_removal: UnusedCallableRemoval,
     measured_pass_licm: Licm,
     measured_pass_inline: Inline,
+    measured_pass_cvp: Cvp,
+    measured_pass_indvar_simplify: IndvarSimplify,
+    measured_pass_if_conversion: IfConversion,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_restructure_cfg: RestructureCfg,

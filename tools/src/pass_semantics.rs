@@ -42,6 +42,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs an `insert` naming its own result, which the verifier rejects (only a pipeline entry marked verify=deferred sees one); generated kernels verify",
     ),
     (
+        "indvar-simplify",
+        "needs a prepare-block phi recurrence nothing reads (generated structured loops keep their counters in locals) or a plain-CFG counted loop multiplying its counter by a constant (generated loops never do); its corpus files run both rewrites before/after",
+    ),
+    (
         "lower-ray-query-to-loop",
         "needs ray queries (refused by the interpreter)",
     ),

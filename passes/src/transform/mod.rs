@@ -16,6 +16,7 @@ crate::pass_registry! {
         canonicalize_spirv_one_shot_loops::CanonicalizeSpirvOneShotLoops,
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
+        cvp::Cvp,
         dce::Dce,
         dead_arg_elim::DeadArgElim,
         early_cse::EarlyCse,
@@ -23,6 +24,8 @@ crate::pass_registry! {
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
         gvn::Gvn,
+        if_conversion::IfConversion,
+        indvar_simplify::IndvarSimplify,
         inline::Inline,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
@@ -52,7 +55,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "algebraic-simplify",
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
     ),
-    ("cvp", "Correlated value propagation."),
     (
         "dead-field-elimination",
         "Removes unused struct fields of local aggregates.",
@@ -77,11 +79,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "fuse-consecutive-buffer-reads",
         "Fuses adjacent buffer reads into wider reads.",
     ),
-    (
-        "if-conversion",
-        "Converts small plain-CFG diamonds into selects.",
-    ),
-    ("indvar-simplify", "Simplifies loop induction variables."),
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
