@@ -38,6 +38,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs an autodiff scope (the interpreter refuses autodiff; the pass is an error entry)",
     ),
     (
+        "div-rem-pairs",
+        "needs an integer `x % y` after `x / y` of the same two values (generated kernels draw a fresh divisor for every division and remainder); its corpus files run signed, i64 and vector pairs before/after",
+    ),
+    (
         "fix-self-referential",
         "needs an `insert` naming its own result, which the verifier rejects (only a pipeline entry marked verify=deferred sees one); generated kernels verify",
     ),
