@@ -16,13 +16,22 @@ crate::pass_registry! {
         canonicalize_spirv_one_shot_loops::CanonicalizeSpirvOneShotLoops,
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
+        cvp::Cvp,
         dce::Dce,
+        dead_arg_elim::DeadArgElim,
+        early_cse::EarlyCse,
         early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
+        fuse_consecutive_buffer_reads::FuseConsecutiveBufferReads,
+        gvn::Gvn,
+        if_conversion::IfConversion,
+        indvar_simplify::IndvarSimplify,
+        inline::Inline,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
+        licm::Licm,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
@@ -32,8 +41,10 @@ crate::pass_registry! {
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         scalarizer::Scalarizer,
+        sccp::Sccp,
         simplify_cfg::SimplifyCfg,
         sroa::Sroa,
+        unused_callable_removal::UnusedCallableRemoval,
     ];
 }
 
@@ -44,11 +55,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "algebraic-simplify",
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
-    ),
-    ("cvp", "Correlated value propagation."),
-    (
-        "dead-arg-elim",
-        "Removes unused arguments of internal callables.",
     ),
     (
         "dead-field-elimination",
@@ -67,37 +73,12 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Merges a division and remainder of the same operands.",
     ),
     (
-        "early-cse",
-        "Block-local common subexpression elimination of pure instructions.",
-    ),
-    (
         "fast-math-simplify",
         "Float simplifications valid only under fast math.",
     ),
     (
-        "fuse-consecutive-buffer-reads",
-        "Fuses adjacent buffer reads into wider reads.",
-    ),
-    (
-        "gvn",
-        "Dominance-based global value numbering of pure instructions.",
-    ),
-    (
-        "if-conversion",
-        "Converts small plain-CFG diamonds into selects.",
-    ),
-    ("indvar-simplify", "Simplifies loop induction variables."),
-    (
-        "inline",
-        "Heuristic inlining (single call site, or small callees).",
-    ),
-    (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
-    ),
-    (
-        "licm",
-        "Hoists invariant, speculatable instructions into the loop prepare block.",
     ),
     (
         "local-load-elimination",
@@ -148,7 +129,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Outlining (an explicit unsupported no-op upstream).",
     ),
     ("reassociate", "Reassociates commutative arithmetic."),
-    ("sccp", "Sparse conditional constant propagation."),
     ("select-factor", "Factors common operands out of selects."),
     (
         "simplify-libcalls",
@@ -165,9 +145,5 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "transpose-gep",
         "Reorders GEP indices over transposed layouts.",
-    ),
-    (
-        "unused-callable-removal",
-        "Removes callables unreachable from kernels.",
     ),
 ];
