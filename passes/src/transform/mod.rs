@@ -43,6 +43,7 @@ crate::pass_registry! {
         scalarizer::Scalarizer,
         sccp::Sccp,
         simplify_cfg::SimplifyCfg,
+        slp_vectorization::SlpVectorization,
         sroa::Sroa,
         unused_callable_removal::UnusedCallableRemoval,
     ];
@@ -133,10 +134,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "simplify-libcalls",
         "Simplifies calls to known math functions.",
-    ),
-    (
-        "slp-vectorization",
-        "Superword-level parallelism vectorization.",
     ),
     (
         "trace-gep",

@@ -78,8 +78,21 @@
 //! 7. The candidate is verified (default checks plus unique merges and canonical
 //!    `break`/`continue` targets).
 //!
-//! **Preconditions:** phi-free (run `reg2mem` first), reducible, plain CFG; checked by
-//! step 1, which refuses otherwise.
+//! **Regions** (`regions.rs`): an `autodiff` scope or `outline` region is one step from
+//! its block to its merge. Its body (the blocks reachable from its entry without passing
+//! its merge) is restructured with the rest, inside a construct that no `break`,
+//! `continue` or guard crosses, and the region instruction is kept (same identity; its
+//! entry becomes a preheader when the entry heads a loop, its merge a new block when the
+//! merge is a small exit block or another construct's role). The preflight refuses a
+//! body entered other than at its entry from the region's block, or leading back to that
+//! block: a region is left only through its merge, so a `break`/`continue` out of it or
+//! a block it shares with code outside it is refused, with both blocks named, except a
+//! small exit block (the single exit `destructure-cfg` makes for early returns), which
+//! the body gets a copy of, so an early `return` stays inside the region.
+//! `ray_query_loop` is refused (run `lower-ray-query-to-loop` first).
+//!
+//! **Preconditions:** phi-free (run `reg2mem` first), reducible, plain CFG apart from
+//! `autodiff` / `outline` regions; checked by step 1, which refuses otherwise.
 //!
 //! **Modes** (`mode=`): `transactional` (default) transforms a copy of each definition,
 //! verifies it and commits the whole module only when every definition succeeded; any
@@ -111,7 +124,18 @@
 //! work counters; this is a different (single-walk) algorithm, so those work counters are
 //! not published. Upstream verifies input and output at the boundary; here the pipeline
 //! verifies the input, and the pass verifies each candidate definition
-//! (`boundary_verifier`).
+//! (`boundary_verifier`). Regions, as read on 2026-12-02 in `restructure_cfg.cpp` at
+//! commit `011366cd5cae`: its preflight (`count_invalid_structured_constructs`) checks
+//! only the ownership of a region's merge and otherwise accepts `AUTODIFF_SCOPE`,
+//! `OUTLINE` and `RAY_QUERY_LOOP`; its CFG follows operand successors, so a region is
+//! an edge into its entry, the body is restructured with the rest of the function, and
+//! the region instruction is never rewritten (`retarget_terminator` leaves it alone).
+//! Its pre-autodiff pipeline (reference §7.5) runs it on exactly that input: after
+//! `destructure-cfg`, which keeps autodiff scopes with plain bodies and rejects
+//! `outline` and `ray_query_loop`, and before `autodiff` lowers the scopes. Upstream
+//! states no rule for an edge leaving a region body; here it is refused (fail closed:
+//! the structured form would accept it as an `if` exit, but autodiff would not see the
+//! scope's end).
 //!
 //! **Checked** (docs/semantic-checking.md): on generated kernels 0..10000 (8 inputs
 //! each), the round trip `destructure-cfg,reg2mem,restructure-cfg,mem2reg` and
@@ -139,6 +163,7 @@ mod guards;
 mod joins;
 mod loops;
 mod preflight;
+mod regions;
 mod walk;
 
 pub use failure::{Failure, Restructured};
@@ -164,7 +189,7 @@ pub struct RestructureCfg {
 
 crate::declare_pass! {
     RestructureCfg: module pass "restructure-cfg" {
-        summary: "Plain reducible CFG to structured control flow.",
+        summary: "Plain reducible CFG to structured control flow (also inside autodiff and outline regions, which stay).",
         form: Either,
         options: [
             PassOptionInfo {
@@ -346,6 +371,8 @@ pub fn restructure_function(
     limits: Limits,
 ) -> Result<Restructured, Failure> {
     let mut n = Restructured::default();
+    let (regions, merges) = regions::lower(func);
+    n.canonicalized += merges;
     n.canonicalized += fold_equal_arms(func);
     n.canonicalized += duplicate_exit_joins(func);
     let mut guards = Guards::default();
@@ -382,6 +409,7 @@ pub fn restructure_function(
         }
     };
     n.guards = guards.count();
+    regions::restore(func, &regions);
     n.canonicalized += seal_orphan_branches(func, |b| cfg.is_reachable(b));
     Ok(n)
 }

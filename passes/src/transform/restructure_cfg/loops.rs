@@ -441,7 +441,7 @@ pub(super) fn canonicalize_loops(
     let mut preheaders: Vec<BlockId> = Vec::with_capacity(count);
     for li in 0..count {
         let h = lf.headers[li];
-        let outside = super::exits::forward_preds(&cfg, &dom, h);
+        let outside = cfg.forward_preds(&dom, h);
         let reuse = match outside.as_slice() {
             [p] => func
                 .terminator(*p)

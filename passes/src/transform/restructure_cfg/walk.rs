@@ -3,6 +3,7 @@
 use super::exits::{clone_block, exit_block, is_small_exit};
 use super::guards::{GuardRequest, Via};
 use super::loops::{LoopInfo, Shape};
+use super::regions::is_marker;
 use super::{Failure, Limits, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
@@ -19,6 +20,9 @@ enum FrameKind {
         switch: bool,
         /// For a merge created to forward an exit: the block it forwards to.
         forwards: Option<BlockId>,
+        /// An `autodiff` / `outline` region (`regions.rs`): no `break`, `continue` or
+        /// guard crosses it.
+        region: bool,
     },
     /// A loop with its merge and continue block.
     Loop { merge: BlockId, cont: BlockId },
@@ -279,6 +283,9 @@ impl<'f> Walker<'f> {
             return Ok(());
         }
         let d = self.func.inst(t);
+        if is_marker(d) {
+            return self.region(x, t, frame, work);
+        }
         match d.kind.clone() {
             InstKind::Branch => {
                 let y = d.operands[0].as_block().expect("verified");
@@ -338,7 +345,7 @@ impl<'f> Walker<'f> {
             let reported = joins[1];
             joins.sort_by_key(|b| self.cfg.rpo_index[*b]);
             let (m, j) = (joins[0], joins[1]);
-            let froms: Vec<BlockId> = super::exits::forward_preds(&self.cfg, &self.dom, j)
+            let froms: Vec<BlockId> = self.cfg.forward_preds(&self.dom, j)
                 .into_iter()
                 .filter(|&p| !self.dom.dominates(m, p))
                 .collect();
@@ -377,6 +384,7 @@ impl<'f> Walker<'f> {
                 merge,
                 switch,
                 forwards: None,
+                region: false,
             },
             parent: frame,
             breakable: if switch { Some(me) } else { outer_break },
@@ -408,6 +416,59 @@ impl<'f> Walker<'f> {
         if let Some(m) = merge {
             work.push((m, frame));
         }
+        Ok(())
+    }
+
+    /// A region's stand-in in block `x` (`regions.rs`) → `if` with the region's merge,
+    /// as one construct that nothing crosses.
+    fn region(
+        &mut self,
+        x: BlockId,
+        t: InstId,
+        frame: Option<usize>,
+        work: &mut Vec<(BlockId, Option<usize>)>,
+    ) -> Result<(), Failure> {
+        self.bump()?;
+        let ops = &self.func.inst(t).operands;
+        let (e, m) = (ops[1].as_block().expect("marker"), ops[2].as_block().expect("marker"));
+        // The merge is `m` when only the region reaches it; otherwise (a loop role, or
+        // a block code outside the region joins) a new merge forwards to it.
+        let (merge, forwards) = if !self.loop_role[m] && self.dom.idom(m) == Some(x) {
+            work.push((m, frame));
+            (m, None)
+        } else {
+            match self.classify(x, m, frame)? {
+                Edge::Enter => {
+                    work.push((m, frame));
+                    (m, None)
+                }
+                Edge::EnterCopy(c) => (c, Some(m)),
+                Edge::Exit(kind, target) => (exit_block(self.func, kind.inst_kind(), target), Some(m)),
+            }
+        };
+        self.edit(t).kind = InstKind::If { merge: Some(merge) };
+        self.push_frame(Frame {
+            kind: FrameKind::Selection {
+                inst: t,
+                merge: Some(merge),
+                switch: false,
+                forwards,
+                region: true,
+            },
+            parent: frame,
+            breakable: None,
+            innermost_loop: None,
+        });
+        let rf = Some(self.frames.len() - 1);
+        let used = match self.classify(x, e, rf)? {
+            Edge::Enter => {
+                work.push((e, rf));
+                e
+            }
+            Edge::EnterCopy(c) => c,
+            Edge::Exit(kind, target) => exit_block(self.func, kind.inst_kind(), target),
+        };
+        self.edit(t).operands[1] = Value::Block(used);
         Ok(())
     }
 
@@ -562,6 +623,16 @@ impl<'f> Walker<'f> {
         while let Some(i) = fi {
             match self.frames[i].kind {
                 FrameKind::Selection {
+                    merge,
+                    region: true,
+                    ..
+                } => {
+                    return match (via, merge) {
+                        (Some(v), Some(m)) if m == y => Some(Via::Merge(v)),
+                        _ => None,
+                    };
+                }
+                FrameKind::Selection {
                     merge, forwards, ..
                 } => match (via, merge, forwards) {
                     (Some(v), Some(m), _) if m == y => return Some(Via::Merge(v)),
@@ -597,6 +668,7 @@ impl<'f> Walker<'f> {
         loop {
             let Some(i) = fi else { return Ok(None) };
             match self.frames[i].kind {
+                FrameKind::Selection { region: true, .. } => return Ok(None),
                 FrameKind::Selection { switch: false, .. } => {}
                 FrameKind::Selection {
                     switch: true,
