@@ -7,7 +7,9 @@ use crate::metadata::MetadataList;
 use crate::types::Type;
 use crate::value::{ArgId, BlockId, Value};
 
+mod insts;
 mod layout;
+pub use insts::InstList;
 pub use layout::BlockLayout;
 
 /// The kind of a function.
@@ -89,8 +91,9 @@ pub struct ArgData {
 /// A basic block: an ordered instruction list (the terminator, if any, is last).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BlockData {
-    /// Instructions in program order.
-    pub insts: Vec<InstId>,
+    /// Instructions in program order (the last one also kept in the block record:
+    /// [`InstList`]).
+    pub insts: InstList,
     /// Metadata.
     pub metadata: MetadataList,
 }
@@ -253,19 +256,23 @@ impl Function {
         }
     }
 
-    /// The last instruction of `b` if it is a terminator.
+    /// The last instruction of `b` if it is a terminator (read from the block record,
+    /// [`InstList::last`], and the instruction).
+    #[inline]
     pub fn terminator(&self, b: BlockId) -> Option<InstId> {
         let last = *self.blocks[b].insts.last()?;
         self.insts[last].kind.is_terminator().then_some(last)
     }
 
     /// Executable successors: the successor blocks of `b`'s terminator (the
-    /// instruction table's successor slots), in operand order.
-    pub fn successors(&self, b: BlockId) -> Vec<BlockId> {
-        match self.terminator(b) {
-            Some(t) => self.insts[t].successors().collect(),
-            None => Vec::new(),
-        }
+    /// instruction table's successor slots), in operand order, with repeats. An
+    /// iterator borrowing the function: a caller that edits while it walks collects
+    /// first.
+    #[inline]
+    pub fn successors(&self, b: BlockId) -> impl Iterator<Item = BlockId> + '_ {
+        self.terminator(b)
+            .into_iter()
+            .flat_map(move |t| self.insts[t].successors())
     }
 
     /// All placed instructions, block by block in owned order.

@@ -610,6 +610,71 @@ impl ArithSignature {
 }
 
 impl ArithmeticOp {
+    /// The operand count when the op works lane by lane: applied to vectors whose lanes
+    /// are its scalar operands, it computes a vector of the lanes' scalar results (what
+    /// SLP vectorisation may rewrite). `None` for ops that do not (reductions, geometry,
+    /// matrices, element access, comparisons producing a scalar over vectors, …).
+    pub const fn lanewise_arity(self) -> Option<usize> {
+        use ArithmeticOp as A;
+        match self {
+            A::UnaryMinus
+            | A::UnaryBitNot
+            | A::Saturate
+            | A::Abs
+            | A::Clz
+            | A::Ctz
+            | A::Popcount
+            | A::Reverse
+            | A::Acos
+            | A::Acosh
+            | A::Asin
+            | A::Asinh
+            | A::Atan
+            | A::Atanh
+            | A::Cos
+            | A::Cosh
+            | A::Sin
+            | A::Sinh
+            | A::Tan
+            | A::Tanh
+            | A::Exp
+            | A::Exp2
+            | A::Exp10
+            | A::Log
+            | A::Log2
+            | A::Log10
+            | A::Sqrt
+            | A::Rsqrt
+            | A::Ceil
+            | A::Floor
+            | A::Fract
+            | A::Trunc
+            | A::Round
+            | A::Rint => Some(1),
+            A::BinaryAdd
+            | A::BinarySub
+            | A::BinaryMul
+            | A::BinaryDiv
+            | A::BinaryMod
+            | A::BinaryBitAnd
+            | A::BinaryBitOr
+            | A::BinaryBitXor
+            | A::BinaryShiftLeft
+            | A::BinaryShiftRight
+            | A::BinaryRotateLeft
+            | A::BinaryRotateRight
+            | A::Step
+            | A::Min
+            | A::Max
+            | A::Atan2
+            | A::Pow
+            | A::PowInt
+            | A::Copysign => Some(2),
+            A::Select | A::Clamp | A::Lerp | A::Smoothstep | A::Fma => Some(3),
+            _ => None,
+        }
+    }
+
     /// Whether the op is defined for every operand its signature accepts, so that it may
     /// be executed on a path that did not execute it before (hoisted, speculated). Not so:
     /// division and remainder (integer division by zero or `MIN / -1`; floats are kept

@@ -10,14 +10,26 @@
 //!
 //! restructure-cfg runs with `main-iteration-limit` raised to the number of blocks:
 //! upstream's default bound (10,000 constructs per definition) stops the 100k sizes.
+//!
+//! The measured work is in `measured_restructure`, `measured_verify` (every verifier run)
+//! and `measured_destructure` (never inlined), so that callgrind can attribute it:
+//! `valgrind --tool=callgrind --cache-sim=yes target/release/examples/cfg_scaling 10000`
+//! then `callgrind_annotate --inclusive=yes` (docs/passes-perf.md).
+//!
+//! `--ll DIR` writes each generated CFG as LLVM IR (`DIR/SHAPE-N.ll`: one call to an
+//! external `@s` where the XIR prints, `br` / `switch` / `ret` as the terminators) and
+//! runs nothing, for the reference figures of LLVM's `structurizecfg` and `simplifycfg`
+//! on the same graph.
 
+use std::fmt::Write as _;
 use std::time::Instant;
 use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::entity::EntityRef;
 use xir_ir::verify::{VerifyOptions, verify_module};
-use xir_ir::{BlockId, Function, FunctionKind, Module, Value};
+use xir_ir::{BlockId, Function, FunctionKind, InstKind, Module, Value};
 use xir_passes::transform::destructure_cfg::DestructureCfg;
 use xir_passes::transform::restructure_cfg::{Limits, RestructureCfg};
-use xir_passes::{Pass, PassContext};
+use xir_passes::{Pass, PassContext, PassRun};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Shape {
@@ -157,6 +169,64 @@ fn generate(shape: Shape, blocks: usize) -> Module {
     m
 }
 
+#[inline(never)]
+fn measured_restructure(pass: &RestructureCfg, m: &mut Module) -> PassRun {
+    pass.run(m, &mut PassContext::default()).expect("runs")
+}
+
+#[inline(never)]
+fn measured_destructure(m: &mut Module) -> PassRun {
+    DestructureCfg
+        .run(m, &mut PassContext::default())
+        .expect("runs")
+}
+
+#[inline(never)]
+fn measured_verify(m: &Module, opts: &VerifyOptions) -> bool {
+    verify_module(m, opts, None).is_empty()
+}
+
+/// The generated CFG as LLVM IR (one function `@f(i1 %c, i32 %sel)`); `None` if it
+/// holds an instruction the generator does not emit.
+fn to_llvm(f: &Function) -> Option<String> {
+    let mut s = String::from("declare void @s()\n\ndefine void @f(i1 %c, i32 %sel) {\n");
+    // LLVM's entry block may not have predecessors.
+    let _ = writeln!(s, "entry:\n  br label %b{}", f.body?.index());
+    let label = |v: &Value| format!("%b{}", v.as_block().map(|b| b.index()).unwrap_or(0));
+    for &b in &f.block_order {
+        let _ = writeln!(s, "b{}:", b.index());
+        for &i in &f.blocks[b].insts {
+            let d = f.inst(i);
+            let ops = &d.operands;
+            match &d.kind {
+                InstKind::Print { .. } => s.push_str("  call void @s()\n"),
+                InstKind::Branch => {
+                    let _ = writeln!(s, "  br label {}", label(&ops[0]));
+                }
+                InstKind::ConditionalBranch => {
+                    let _ = writeln!(
+                        s,
+                        "  br i1 %c, label {}, label {}",
+                        label(&ops[1]),
+                        label(&ops[2])
+                    );
+                }
+                InstKind::IndexedBranch { labels } => {
+                    let _ = write!(s, "  switch i32 %sel, label {} [", label(&ops[1]));
+                    for (l, t) in labels.iter().zip(&ops[2..]) {
+                        let _ = write!(s, " i32 {l}, label {}", label(t));
+                    }
+                    s.push_str(" ]\n");
+                }
+                InstKind::Return => s.push_str("  ret void\n"),
+                _ => return None,
+            }
+        }
+    }
+    s.push_str("}\n");
+    Some(s)
+}
+
 fn main() {
     let sizes: Vec<usize> = std::env::args()
         .skip(1)
@@ -177,6 +247,22 @@ fn main() {
     } else {
         sizes
     };
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(k) = args.iter().position(|a| a == "--ll") {
+        let dir = args.get(k + 1).expect("--ll DIR");
+        std::fs::create_dir_all(dir).expect("create DIR");
+        for &shape in &shapes {
+            for &n in &sizes {
+                let m = generate(shape, n);
+                let f = m.func(m.func_order[0]);
+                let text = to_llvm(f).expect("only generated instructions");
+                let path = format!("{dir}/{shape:?}-{n}.ll");
+                std::fs::write(&path, text).expect("write");
+                println!("{path}: {} blocks", f.block_order.len());
+            }
+        }
+        return;
+    }
     println!(
         "| shape | blocks | restructure-cfg: loops / ifs / switches | time | ns/block | destructure-cfg: constructs | time | ns/block |"
     );
@@ -184,7 +270,7 @@ fn main() {
     for &shape in &shapes {
         for &n in &sizes {
             let mut m = generate(shape, n);
-            assert!(verify_module(&m, &VerifyOptions::default(), None).is_empty());
+            assert!(measured_verify(&m, &VerifyOptions::default()));
             let blocks = m.func(m.func_order[0]).block_order.len();
             let pass = RestructureCfg {
                 in_place: false,
@@ -194,7 +280,7 @@ fn main() {
                 },
             };
             let t = Instant::now();
-            let r = pass.run(&mut m, &mut PassContext::default()).expect("runs");
+            let r = measured_restructure(&pass, &mut m);
             let rt = t.elapsed();
             assert!(r.refusal.is_none(), "{shape:?} {n}: {:?}", r.refusal);
             let strict = VerifyOptions {
@@ -202,14 +288,12 @@ fn main() {
                 require_canonical_break_continue_targets: true,
                 ..VerifyOptions::default()
             };
-            assert!(verify_module(&m, &strict, None).is_empty());
+            assert!(measured_verify(&m, &strict));
             let get = |k: &str| r.report.get(k).unwrap_or(0);
             let t = Instant::now();
-            let d = DestructureCfg
-                .run(&mut m, &mut PassContext::default())
-                .expect("runs");
+            let d = measured_destructure(&mut m);
             let dt = t.elapsed();
-            assert!(verify_module(&m, &VerifyOptions::default(), None).is_empty());
+            assert!(measured_verify(&m, &VerifyOptions::default()));
             let dn: u64 = d.report.entries().iter().map(|e| e.1).sum();
             println!(
                 "| {shape:?} | {blocks} | {} / {} / {} | {:.1} ms | {:.0} | {dn} | {:.1} ms | {:.0} |",

@@ -110,7 +110,8 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::Inline
         | DirectPass::Cvp
         | DirectPass::IndvarSimplify
-        | DirectPass::FuseConsecutiveBufferReads => (Source::Large, &[]),
+        | DirectPass::FuseConsecutiveBufferReads
+        | DirectPass::SlpVectorization => (Source::Large, &[]),
         DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
         DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
@@ -174,6 +175,7 @@ measured! {
     measured_pass_cvp: Cvp,
     measured_pass_indvar_simplify: IndvarSimplify,
     measured_pass_fuse_consecutive_buffer_reads: FuseConsecutiveBufferReads,
+    measured_pass_slp_vectorization: SlpVectorization,
     measured_pass_if_conversion: IfConversion,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,

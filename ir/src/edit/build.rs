@@ -69,7 +69,7 @@ macro_rules! inst_builder {
         /// Cursor::at_end(&mut f, entry).cond_br(c, a, b);
         /// Cursor::at_end(&mut f, a).ret(None);
         /// let i = Cursor::at_end(&mut f, b).unreachable("never");
-        /// assert_eq!(f.successors(entry), vec![a, b]);
+        /// assert_eq!(f.successors(entry).collect::<Vec<_>>(), vec![a, b]);
         /// let kind = &f.insts[i].kind;
         /// assert!(matches!(kind, InstKind::Unreachable { message } if message == "never"));
         /// ```
@@ -83,7 +83,7 @@ macro_rules! inst_builder {
         /// let entry = f.ensure_body();
         /// let [prepare, body, update, merge] = std::array::from_fn(|_| f.create_block());
         /// let l = Cursor::at_end(&mut f, entry).loop_(prepare, body, update, merge);
-        /// assert_eq!(f.successors(entry), vec![prepare]);
+        /// assert_eq!(f.successors(entry).collect::<Vec<_>>(), vec![prepare]);
         /// assert_eq!(f.insts[l].kind.side_blocks().as_slice(), &[body, update, merge]);
         /// assert_eq!(f.insts[l].kind.merge(), Some(merge));
         /// ```
@@ -175,7 +175,7 @@ crate::inst_table::inst_rows!(inst_builder);
 /// let (entry, exit) = (f.ensure_body(), f.create_block());
 /// Cursor::at_end(&mut f, entry).br(exit);
 /// Cursor::at_end(&mut f, exit).ret(None);
-/// assert_eq!(f.successors(entry), vec![exit]);
+/// assert_eq!(f.successors(entry).collect::<Vec<_>>(), vec![exit]);
 /// ```
 pub struct Cursor<'f> {
     /// The function being built.

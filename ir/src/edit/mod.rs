@@ -211,7 +211,7 @@ impl<'a> Rewriter<'a> {
         for b in std::mem::take(&mut self.layout.dirty) {
             self.layout.is_dirty[b] = false;
             let list: Vec<InstId> = self.insts(b).collect();
-            self.func.blocks[b].insts = list;
+            self.func.blocks[b].insts = list.into();
         }
     }
 

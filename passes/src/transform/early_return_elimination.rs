@@ -149,13 +149,13 @@ fn has_phi(func: &Function, b: BlockId) -> bool {
 /// Moves `b`'s payload and terminator (not its phis) into a new block and makes `b` end
 /// in `if (load flag), then <new>, else <skip>, merge <merge>`; returns (rest, skip).
 fn guard(func: &mut Function, env: &Env, b: BlockId, merge: Option<BlockId>) -> (BlockId, BlockId) {
-    let succs = func.successors(b);
+    let succs: Vec<BlockId> = func.successors(b).collect();
     let insts = std::mem::take(&mut func.blocks[b].insts);
     let nphi = insts
         .iter()
         .take_while(|i| matches!(func.inst(**i).kind, InstKind::Phi))
         .count();
-    func.blocks[b].insts = insts[..nphi].to_vec();
+    func.blocks[b].insts = insts[..nphi].iter().copied().collect();
     let rest = func.create_block();
     let skip = func.create_block();
     for &i in &insts[nphi..] {

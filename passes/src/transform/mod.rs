@@ -47,6 +47,7 @@ crate::pass_registry! {
         sccp::Sccp,
         simplify_cfg::SimplifyCfg,
         simplify_libcalls::SimplifyLibcalls,
+        slp_vectorization::SlpVectorization,
         sroa::Sroa,
         unused_callable_removal::UnusedCallableRemoval,
     ];
@@ -125,10 +126,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Outlining (an explicit unsupported no-op upstream).",
     ),
     ("select-factor", "Factors common operands out of selects."),
-    (
-        "slp-vectorization",
-        "Superword-level parallelism vectorization.",
-    ),
     (
         "trace-gep",
         "Folds GEP-of-GEP chains and removes no-op GEPs.",

@@ -330,7 +330,7 @@ fn merge_straight_lines(f: &mut Function, info: &mut SimplifyCfgCounters) -> boo
             {
                 break;
             }
-            let succ_succs = f.successors(succ);
+            let succ_succs: Vec<BlockId> = f.successors(succ).collect();
             if succ_succs
                 .iter()
                 .any(|x| *x == block || *x == succ || has_phi(f, *x))

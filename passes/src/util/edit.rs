@@ -184,7 +184,7 @@ impl InsertionPlan {
             for &i in &new {
                 f.insts[i].block = Some(b);
             }
-            f.blocks[b].insts = new;
+            f.blocks[b].insts = new.into();
         }
     }
 }
@@ -194,8 +194,7 @@ pub fn splice_at(f: &mut Function, b: BlockId, pos: usize, insts: &[InstId]) {
     for &i in insts {
         f.insts[i].block = Some(b);
     }
-    let list = &mut f.blocks[b].insts;
-    list.splice(pos..pos, insts.iter().copied());
+    f.blocks[b].insts.insert_all(pos, insts.iter().copied());
 }
 
 /// Removes every block in `dead` from the owned block list (one sweep) and detaches their

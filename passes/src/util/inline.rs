@@ -340,14 +340,14 @@ fn inline_one(m: &mut Module, site: &CallSite) -> bool {
     let cont = cont.expect("invariant: multi-block inlines have a continuation");
     // Split after the call: the tail moves to `cont`.
     let pos = caller.position(call).expect("invariant: call is placed");
-    let tail: Vec<InstId> = caller.blocks[call_block].insts.split_off(pos + 1);
+    let tail = caller.blocks[call_block].insts.split_off(pos + 1);
     for &i in &tail {
         caller.insts[i].block = Some(cont);
     }
     caller.blocks[cont].insts = tail;
     caller.remove_inst(call);
     // Phis of the moved terminator's successors now come from `cont`.
-    for s in caller.successors(cont) {
+    for s in caller.successors(cont).collect::<Vec<_>>() {
         let phis: Vec<InstId> = caller.blocks[s]
             .insts
             .iter()

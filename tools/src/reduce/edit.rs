@@ -443,7 +443,7 @@ pub fn mergeable_successor(f: &Function, b: BlockId) -> Option<BlockId> {
     let preds = f
         .block_order
         .iter()
-        .filter(|&&p| f.successors(p).contains(&s))
+        .filter(|&&p| f.successors(p).any(|x| x == s))
         .count();
     let has_phi = f.blocks[s]
         .insts

@@ -1,7 +1,8 @@
 //! Rewriter property tests: random edit sequences on generated modules
 //! (`testgen::generate_module`). After every edit the rewriter's use index must equal a
 //! fresh computation ([`UseIndex::check`]), the block list's membership counts must
-//! match the list (`BlockLayout::is_consistent`) and the function must verify clean. Every
+//! match the list (`BlockLayout::is_consistent`), every block's kept last instruction
+//! must be its list's (`InstList::is_consistent`) and the function must verify clean. Every
 //! edit is valid by construction (so a verifier error is a rewriter bug):
 //!
 //! * **insert + replace-all-uses + remove**: clone a value instruction just before
@@ -64,6 +65,10 @@ fn check(rw: &mut Rewriter<'_>, shadow: &mut Module, f: FuncId, what: &str) {
     assert!(
         func.block_order.is_consistent(),
         "block membership counts after {what}"
+    );
+    assert!(
+        func.blocks.values().all(|b| b.insts.is_consistent()),
+        "a block's kept last instruction after {what}"
     );
     shadow.functions[f] = func;
     let diags = verify_function(shadow, f, &VerifyOptions::default(), None);

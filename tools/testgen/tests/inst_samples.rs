@@ -471,7 +471,11 @@ fn every_kind_has_a_sample_and_the_table_agrees_with_it() {
         );
         if sample.terminator {
             assert_eq!(f.terminator(b), Some(i), "{name}: ends its block");
-            assert_eq!(f.successors(b), want, "{name}: Function::successors");
+            assert_eq!(
+                f.successors(b).collect::<Vec<_>>(),
+                want,
+                "{name}: Function::successors"
+            );
         }
         let effects: Effects = bitflags::parser::from_str(sample.effects)
             .unwrap_or_else(|e| panic!("{name}: bad effects '{}': {e}", sample.effects));
