@@ -79,7 +79,9 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::LowerRayQueryToLoop
         | DirectPass::ReconstructRayQueryLoop
         | DirectPass::Scalarizer
-        | DirectPass::Sroa => (Source::Large, &[]),
+        | DirectPass::Sroa
+        | DirectPass::LocalStoreForward
+        | DirectPass::LocalLoadElimination => (Source::Large, &[]),
         // The post-restructure boundary of spirv-post-restructure.
         DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
             Source::Large,
@@ -164,6 +166,8 @@ measured! {
     measured_pass_reconstruct_ray_query_loop: ReconstructRayQueryLoop,
     measured_pass_scalarizer: Scalarizer,
     measured_pass_sroa: Sroa,
+    measured_pass_local_store_forward: LocalStoreForward,
+    measured_pass_local_load_elimination: LocalLoadElimination,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

@@ -23,6 +23,8 @@ crate::pass_registry! {
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
+        local_load_elimination::LocalLoadElimination,
+        local_store_forward::LocalStoreForward,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
@@ -98,14 +100,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "licm",
         "Hoists invariant, speculatable instructions into the loop prepare block.",
-    ),
-    (
-        "local-load-elimination",
-        "Replaces loads of a local by an earlier equal load.",
-    ),
-    (
-        "local-store-forward",
-        "Forwards a stored value to later loads in straight-line code.",
     ),
     (
         "loop-fusion",
