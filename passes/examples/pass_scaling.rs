@@ -81,7 +81,9 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::Scalarizer
         | DirectPass::Sroa
         | DirectPass::LocalStoreForward
-        | DirectPass::LocalLoadElimination => (Source::Large, &[]),
+        | DirectPass::LocalLoadElimination
+        | DirectPass::DeadStoreElimination
+        | DirectPass::TraceGep => (Source::Large, &[]),
         // The post-restructure boundary of spirv-post-restructure.
         DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
             Source::Large,
@@ -168,6 +170,8 @@ measured! {
     measured_pass_sroa: Sroa,
     measured_pass_local_store_forward: LocalStoreForward,
     measured_pass_local_load_elimination: LocalLoadElimination,
+    measured_pass_dead_store_elimination: DeadStoreElimination,
+    measured_pass_trace_gep: TraceGep,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

@@ -17,6 +17,7 @@ crate::pass_registry! {
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
         dce::Dce,
+        dead_store_elimination::DeadStoreElimination,
         early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
@@ -36,6 +37,7 @@ crate::pass_registry! {
         scalarizer::Scalarizer,
         simplify_cfg::SimplifyCfg,
         sroa::Sroa,
+        trace_gep::TraceGep,
     ];
 }
 
@@ -55,10 +57,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "dead-field-elimination",
         "Removes unused struct fields of local aggregates.",
-    ),
-    (
-        "dead-store-elimination",
-        "Removes stores to thread-local memory overwritten before a read.",
     ),
     (
         "defer-local-aggregate-load",
@@ -151,10 +149,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "slp-vectorization",
         "Superword-level parallelism vectorization.",
-    ),
-    (
-        "trace-gep",
-        "Folds GEP-of-GEP chains and removes no-op GEPs.",
     ),
     (
         "transpose-gep",
