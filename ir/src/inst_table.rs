@@ -23,7 +23,7 @@
 //! formats).
 
 use crate::inst::{InstData, InstKind};
-use crate::op::{AutodiffIntrinsicOp, ResourceReadOp};
+use crate::op::{AutodiffIntrinsicOp, ResourceQueryOp, ResourceReadOp};
 use crate::value::{BlockId, Value};
 use smallvec::SmallVec;
 
@@ -174,6 +174,30 @@ fn resource_read_effects(k: &InstKind) -> Effects {
             ResourceReadOp::BufferVolatileRead | ResourceReadOp::ByteBufferVolatileRead,
             _,
         ) => Effects::READS.union(Effects::BARRIER),
+        _ => Effects::READS,
+    }
+}
+
+/// Effects of a `resource_query`: sizes and device addresses cannot change during a
+/// dispatch (pure, as upstream's memory info says of stable queries); samples, traces and
+/// ray-tracing instance reads see state that writes may change, so they read.
+fn resource_query_effects(k: &InstKind) -> Effects {
+    match k {
+        InstKind::ResourceQuery(
+            ResourceQueryOp::BufferSize
+            | ResourceQueryOp::ByteBufferSize
+            | ResourceQueryOp::Texture2dSize
+            | ResourceQueryOp::Texture3dSize
+            | ResourceQueryOp::BindlessBufferSize
+            | ResourceQueryOp::BindlessByteBufferSize
+            | ResourceQueryOp::BindlessTexture2dSize
+            | ResourceQueryOp::BindlessTexture3dSize
+            | ResourceQueryOp::BindlessTexture2dSizeLevel
+            | ResourceQueryOp::BindlessTexture3dSizeLevel
+            | ResourceQueryOp::BufferDeviceAddress
+            | ResourceQueryOp::BindlessBufferDeviceAddress,
+            _,
+        ) => Effects::empty(),
         _ => Effects::READS,
     }
 }
@@ -511,7 +535,7 @@ $callback! {
     },
     ResourceQuery = "resource_query" {
         roles: [], succ: Slots::NONE, side: [],
-        effects: [READS], shape: Shape::OpArity, typing: Free,
+        effects: by resource_query_effects, shape: Shape::OpArity, typing: Free,
         result: Value,
         build: fn resource_query(
             op: ResourceQueryOp, access: BindlessAccess, ty: Type, operands: &[Value],

@@ -610,6 +610,44 @@ impl ArithSignature {
 }
 
 impl ArithmeticOp {
+    /// Whether the op is defined for every operand its signature accepts, so that it may
+    /// be executed on a path that did not execute it before (hoisted, speculated). Not so:
+    /// division and remainder (integer division by zero or `MIN / -1`; floats are kept
+    /// out as well, as upstream does), shifts (by the width or
+    /// more), and `shuffle` / `insert` / `extract` (dynamic indices out of range) —
+    /// upstream's speculation-safe set, which LICM and if-conversion share.
+    pub const fn is_speculatable(self) -> bool {
+        !matches!(
+            self,
+            ArithmeticOp::BinaryDiv
+                | ArithmeticOp::BinaryMod
+                | ArithmeticOp::BinaryShiftLeft
+                | ArithmeticOp::BinaryShiftRight
+                | ArithmeticOp::Shuffle
+                | ArithmeticOp::Insert
+                | ArithmeticOp::Extract
+        )
+    }
+
+    /// Whether swapping the two operands of this binary op never changes the result, bit
+    /// for bit, for operands whose scalar element type is a float (`float`) or an integer
+    /// or boolean (`!float`). Float `add`, `mul`, `min` and `max` are excluded: swapping
+    /// may change which NaN payload propagates, and `min`/`max` of `+0`/`-0`.
+    pub const fn is_commutative(self, float: bool) -> bool {
+        match self {
+            ArithmeticOp::BinaryBitAnd
+            | ArithmeticOp::BinaryBitOr
+            | ArithmeticOp::BinaryBitXor
+            | ArithmeticOp::BinaryEqual
+            | ArithmeticOp::BinaryNotEqual => true,
+            ArithmeticOp::BinaryAdd
+            | ArithmeticOp::BinaryMul
+            | ArithmeticOp::Min
+            | ArithmeticOp::Max => !float,
+            _ => false,
+        }
+    }
+
     /// Whether operand `k` must have exactly the instruction's result type (read from the
     /// op's [`ArithSignature`]).
     #[inline(always)]

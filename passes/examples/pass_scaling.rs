@@ -100,7 +100,16 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::InlineAll
         | DirectPass::InlineCallSites
         | DirectPass::InlineSpirvPointerArgs
-        | DirectPass::FixSelfReferential => (Source::Large, &[]),
+        | DirectPass::FixSelfReferential
+        | DirectPass::Gvn
+        | DirectPass::EarlyCse
+        | DirectPass::DeadArgElim
+        | DirectPass::UnusedCallableRemoval
+        | DirectPass::Licm
+        | DirectPass::Inline
+        | DirectPass::Cvp => (Source::Large, &[]),
+        DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
+        DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
             Source::Large,
             &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
@@ -152,6 +161,15 @@ measured! {
     measured_pass_audit_reg2mem_spills: AuditReg2MemSpills,
     measured_pass_phi_cleanup: PhiCleanup,
     measured_pass_simplify_cfg: SimplifyCfg,
+    measured_pass_gvn: Gvn,
+    measured_pass_early_cse: EarlyCse,
+    measured_pass_sccp: Sccp,
+    measured_pass_dead_arg_elim: DeadArgElim,
+    measured_pass_unused_callable_removal: UnusedCallableRemoval,
+    measured_pass_licm: Licm,
+    measured_pass_inline: Inline,
+    measured_pass_cvp: Cvp,
+    measured_pass_if_conversion: IfConversion,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_restructure_cfg: RestructureCfg,

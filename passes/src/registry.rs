@@ -400,7 +400,10 @@ mod tests {
     #[test]
     fn lookup_explains_failures() {
         let r = Registry::new(false);
-        assert_eq!(r.lookup("licm").unwrap_err(), LookupError::Unimplemented);
+        assert_eq!(
+            r.lookup("slp-vectorization").unwrap_err(),
+            LookupError::Unimplemented
+        );
         assert_eq!(
             r.lookup("test-panic").unwrap_err(),
             LookupError::TestOnlyDisabled

@@ -16,14 +16,21 @@ crate::pass_registry! {
         canonicalize_spirv_one_shot_loops::CanonicalizeSpirvOneShotLoops,
         clear_spirv_inactive_payloads::ClearSpirvInactivePayloads,
         const_fold::ConstFold,
+        cvp::Cvp,
         dce::Dce,
+        dead_arg_elim::DeadArgElim,
         dead_store_elimination::DeadStoreElimination,
+        early_cse::EarlyCse,
         early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
+        gvn::Gvn,
+        if_conversion::IfConversion,
+        inline::Inline,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
+        licm::Licm,
         local_load_elimination::LocalLoadElimination,
         local_store_forward::LocalStoreForward,
         lower_break_continue::LowerBreakContinue,
@@ -35,9 +42,11 @@ crate::pass_registry! {
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         scalarizer::Scalarizer,
+        sccp::Sccp,
         simplify_cfg::SimplifyCfg,
         sroa::Sroa,
         trace_gep::TraceGep,
+        unused_callable_removal::UnusedCallableRemoval,
     ];
 }
 
@@ -48,11 +57,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "algebraic-simplify",
         "Peephole identities (x*1, x+0, x-x, …), fast-math aware.",
-    ),
-    ("cvp", "Correlated value propagation."),
-    (
-        "dead-arg-elim",
-        "Removes unused arguments of internal callables.",
     ),
     (
         "dead-field-elimination",
@@ -67,10 +71,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Merges a division and remainder of the same operands.",
     ),
     (
-        "early-cse",
-        "Block-local common subexpression elimination of pure instructions.",
-    ),
-    (
         "fast-math-simplify",
         "Float simplifications valid only under fast math.",
     ),
@@ -78,26 +78,10 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "fuse-consecutive-buffer-reads",
         "Fuses adjacent buffer reads into wider reads.",
     ),
-    (
-        "gvn",
-        "Dominance-based global value numbering of pure instructions.",
-    ),
-    (
-        "if-conversion",
-        "Converts small plain-CFG diamonds into selects.",
-    ),
     ("indvar-simplify", "Simplifies loop induction variables."),
-    (
-        "inline",
-        "Heuristic inlining (single call site, or small callees).",
-    ),
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
-    ),
-    (
-        "licm",
-        "Hoists invariant, speculatable instructions into the loop prepare block.",
     ),
     (
         "loop-fusion",
@@ -140,7 +124,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Outlining (an explicit unsupported no-op upstream).",
     ),
     ("reassociate", "Reassociates commutative arithmetic."),
-    ("sccp", "Sparse conditional constant propagation."),
     ("select-factor", "Factors common operands out of selects."),
     (
         "simplify-libcalls",
@@ -153,9 +136,5 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "transpose-gep",
         "Reorders GEP indices over transposed layouts.",
-    ),
-    (
-        "unused-callable-removal",
-        "Removes callables unreachable from kernels.",
     ),
 ];

@@ -228,7 +228,7 @@ const SAMPLES: &[Sample] = &[
         kernel!("    %6: u32 = resource_query buffer_size %4;\n    %7: void = return;"),
         &[],
         false,
-        "READS",
+        "",
     ),
     s(
         "resource_read",
