@@ -88,10 +88,10 @@ impl FunctionPass for DeadStoreElimination {
                             InstKind::Store => {
                                 let p = d.operands[0];
                                 let Some(base) = ptrs.base(p) else { continue };
-                                if let Some(prev) = last.get(p) {
-                                    if func.insts[prev].metadata.is_empty() {
-                                        dead.push(prev);
-                                    }
+                                if let Some(prev) = last.get(p)
+                                    && func.insts[prev].metadata.is_empty()
+                                {
+                                    dead.push(prev);
                                 }
                                 last.insert(base, p, i);
                             }

@@ -113,10 +113,10 @@ fn forward_straight_line(rw: &mut Rewriter<'_>, cfg: &Cfg, ptrs: &LocalPointers)
                     let d = &func.insts[i];
                     match d.kind {
                         InstKind::Load => {
-                            if let Some(s) = latest.get(d.operands[0]) {
-                                if d.metadata.is_empty() {
-                                    removable.push((i, s));
-                                }
+                            if let Some(s) = latest.get(d.operands[0])
+                                && d.metadata.is_empty()
+                            {
+                                removable.push((i, s));
                             }
                         }
                         InstKind::Store => {

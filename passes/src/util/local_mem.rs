@@ -90,10 +90,10 @@ impl LocalPointers {
             }
         }
         for i in f.placed_insts() {
-            if let Some(b) = *raw.get(i) {
-                if *escaped.get(b) {
-                    raw[i] = None;
-                }
+            if let Some(b) = *raw.get(i)
+                && *escaped.get(b)
+            {
+                raw[i] = None;
             }
         }
         LocalPointers { base: raw }
