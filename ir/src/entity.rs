@@ -101,6 +101,10 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
     pub fn len(&self) -> usize {
         self.elems.len()
     }
+    /// Drops the entities pushed after the first `len` (their handles become invalid).
+    pub fn truncate(&mut self, len: usize) {
+        self.elems.truncate(len);
+    }
     /// Drops spare capacity.
     pub fn shrink_to_fit(&mut self) {
         self.elems.shrink_to_fit();
@@ -223,6 +227,10 @@ impl<K: EntityRef, V: Clone> SecondaryMap<K, V> {
     /// Resets every slot to the default.
     pub fn clear(&mut self) {
         self.elems.clear();
+    }
+    /// Drops the entities pushed after the first `len` (their handles become invalid).
+    pub fn truncate(&mut self, len: usize) {
+        self.elems.truncate(len);
     }
     /// Drops spare capacity.
     pub fn shrink_to_fit(&mut self) {

@@ -107,7 +107,9 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::UnusedCallableRemoval
         | DirectPass::Licm
         | DirectPass::Inline
-        | DirectPass::Cvp => (Source::Large, &[]),
+        | DirectPass::Cvp
+        | DirectPass::IndvarSimplify
+        | DirectPass::FuseConsecutiveBufferReads => (Source::Large, &[]),
         DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
         DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
@@ -169,6 +171,8 @@ measured! {
     measured_pass_licm: Licm,
     measured_pass_inline: Inline,
     measured_pass_cvp: Cvp,
+    measured_pass_indvar_simplify: IndvarSimplify,
+    measured_pass_fuse_consecutive_buffer_reads: FuseConsecutiveBufferReads,
     measured_pass_if_conversion: IfConversion,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,

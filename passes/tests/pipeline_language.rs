@@ -186,12 +186,12 @@ fn test_passes_need_the_flag() {
 fn unimplemented_passes_are_all_listed_and_never_skipped() {
     let reg = Registry::new(true);
     let e = loader(&reg)
-        .load_inline("fuse-consecutive-buffer-reads, test-never-change, indvar-simplify, fixed-point(max=2){slp-vectorization, indvar-simplify}")
+        .load_inline("loop-rotation, test-never-change, loop-fusion, fixed-point(max=2){slp-vectorization, loop-fusion}")
         .err()
         .unwrap()
         .render();
     assert!(
-        e.starts_with("<--passes>:1:1: error: the pipeline names 3 passes that are not implemented yet: fuse-consecutive-buffer-reads, indvar-simplify, slp-vectorization\n"),
+        e.starts_with("<--passes>:1:1: error: the pipeline names 3 passes that are not implemented yet: loop-fusion, loop-rotation, slp-vectorization\n"),
         "{e}"
     );
 }

@@ -40,8 +40,12 @@ const REFUSALS: &[(&str, &str)] = &[
         "restructure-cfg: unstructured branch (mode=in-place-discardable)",
     ),
     (
-        "which restructure-cfg does not handle",
-        "restructure-cfg: autodiff/outline/ray_query_loop region (not restructured yet)",
+        "ends in a `ray_query_loop` region",
+        "restructure-cfg: ray_query_loop region (lower it first)",
+    ),
+    (
+        "has an `outline` region",
+        "destructure-cfg: outline region (upstream refuses it)",
     ),
     (
         "the ray-query loop in block",

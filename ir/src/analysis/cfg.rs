@@ -7,6 +7,7 @@
 //! (dominators, loops, the passes' CFG queries) spent most of their time in cache misses
 //! reaching them (docs/passes-perf.md).
 
+use crate::analysis::DomTree;
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::function::Function;
 use crate::value::BlockId;
@@ -114,5 +115,50 @@ impl Cfg {
     pub fn preds(&self, b: BlockId) -> &[BlockId] {
         let (s, e) = *self.pred_range.get(b);
         &self.pred_list[s as usize..e as usize]
+    }
+
+    /// The reachable predecessors of `b` along forward edges (not back edges: `b` does
+    /// not dominate them), each once, in predecessor order. `dom` must be this CFG's.
+    pub fn forward_preds(&self, dom: &DomTree, b: BlockId) -> Vec<BlockId> {
+        let mut v: Vec<BlockId> = self
+            .preds(b)
+            .iter()
+            .copied()
+            .filter(|&p| self.is_reachable(p) && !dom.dominates(b, p))
+            .collect();
+        // A source's edges are listed together (`cond_br c, %b, %b` gives two).
+        v.dedup();
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::{Cursor, InstBuilder};
+    use crate::function::FunctionKind;
+    use crate::value::Value;
+
+    /// Back edges, unreachable sources and a doubled edge are not forward predecessors.
+    #[test]
+    fn forward_preds_skip_back_edges_unreachable_and_repeats() {
+        let mut f = Function::new(FunctionKind::Callable, None);
+        let e = f.ensure_body();
+        let h = f.create_block();
+        let body = f.create_block();
+        let exit = f.create_block();
+        let dead = f.create_block();
+        let c = Value::Block(e); // any value works for the CFG
+        Cursor::at_end(&mut f, e).cond_br(c, h, h);
+        Cursor::at_end(&mut f, h).cond_br(c, body, exit);
+        Cursor::at_end(&mut f, body).br(h);
+        Cursor::at_end(&mut f, exit).ret(None);
+        Cursor::at_end(&mut f, dead).br(h);
+        let cfg = Cfg::compute(&f);
+        let dom = DomTree::compute(&f, &cfg);
+        assert_eq!(cfg.preds(h).len(), 4);
+        assert_eq!(cfg.forward_preds(&dom, h), vec![e]);
+        assert_eq!(cfg.forward_preds(&dom, exit), vec![h]);
+        assert_eq!(cfg.forward_preds(&dom, e), Vec::<BlockId>::new());
     }
 }

@@ -21,13 +21,14 @@
 //!
 //! **Preconditions:** the restructure-cfg input contract for affected definitions:
 //! phi-free (this pass runs after `reg2mem` and `restructure-cfg` in
-//! `spirv-post-restructure`), reducible, no `autodiff`/`outline`/`ray_query_loop`
-//! terminator.
+//! `spirv-post-restructure`), reducible, no `outline`/`ray_query_loop` terminator
+//! (`destructure-cfg` refuses both); `autodiff` scopes are restructured around as
+//! `restructure-cfg` does.
 //!
 //! **Refusals** (module byte-identical; upstream treats these as fatal errors): a
 //! definition with a one-shot loop that cannot be restructured afterwards — it has a
-//! phi, an `autodiff`/`outline`/`ray_query_loop` terminator, or restructuring fails
-//! (message from `restructure-cfg`).
+//! phi, an `outline`/`ray_query_loop` terminator (message from `destructure-cfg`), or
+//! restructuring fails (message from `restructure-cfg`).
 //!
 //! **Upstream followed:** LuisaCompute `src/backends/common/spirv_codegen/utils.cpp`,
 //! `canonicalize_spirv_codegen_one_shot_loops` (candidate rule, region walk, single
@@ -219,11 +220,11 @@ fn canonicalize(
         }
     }
     if let Some(p) = preflight_function(func).first() {
-        let (Problem::Unterminated(block) | Problem::Malformed(block, _)) = *p;
-        return Err(Failure::Invalid {
-            block,
-            what: "cannot be made plain",
-        });
+        let (block, what) = match *p {
+            Problem::Unterminated(b) => (b, "is not terminated"),
+            Problem::Malformed(b, what) => (b, what),
+        };
+        return Err(Failure::Invalid { block, what });
     }
     destructure_terminators(func);
     if preflight(func)? {

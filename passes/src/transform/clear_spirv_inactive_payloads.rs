@@ -46,7 +46,8 @@ use crate::form::describe_function;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use xir_ir::analysis::StructuralClosure;
 use xir_ir::analysis::closure::Membership;
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::inst::InstKind;
 use xir_ir::text::print::printed_block_labels;
 use xir_ir::{BlockId, FuncId, Function, Module, SecondaryMap, Value};
 
@@ -163,16 +164,7 @@ fn apply(m: &mut Module, p: &Plan, c: &mut ClearSpirvInactivePayloadsCounters) {
         for i in insts {
             func.inst_mut(i).block = None;
         }
-        func.append_inst(
-            b,
-            InstData::new(
-                InstKind::Unreachable {
-                    message: CLEARED_MESSAGE.into(),
-                },
-                None,
-                [],
-            ),
-        );
+        Cursor::at_end(func, b).unreachable(CLEARED_MESSAGE);
         c.cleared_inactive_block += 1;
         match membership {
             Membership::TrueOrphan => c.cleared_true_orphan_block += 1,

@@ -51,6 +51,7 @@ use crate::util::effects::is_removable_if_unused;
 use crate::util::phi::{eliminate_phis, redundant_phi, remove_incomings};
 use crate::util::reach::{exec_reachable, is_loop_prepare_exit, loop_prepares};
 use xir_ir::analysis::Cfg;
+use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::inst::InstKind;
 use xir_ir::uses::UseMap;
 use xir_ir::{BlockId, FuncId, Function, InstId, Module, SecondaryMap, Value};
@@ -210,16 +211,7 @@ fn clear_unreachable_blocks(
         }
         info.removed_inst += old.len() as u64;
         info.rewired_block += 1;
-        f.append_inst(
-            b,
-            xir_ir::InstData::new(
-                InstKind::Unreachable {
-                    message: String::new(),
-                },
-                None,
-                [],
-            ),
-        );
+        Cursor::at_end(f, b).unreachable("");
     }
     // Delete unexecutable, unnamed, non-shell blocks.
     let uses = UseMap::compute(f);

@@ -20,8 +20,11 @@
 //! by the function (an `if` without two arms, a `switch` whose case count differs from
 //! its labels, a `loop` without prepare/body/update/merge, a `break`/`continue` without
 //! a target); a `ray_query_loop` (run `lower-ray-query-to-loop` first, as upstream's
-//! newest version requires); a valueless `return` in a non-void function. `autodiff`
-//! scopes and `outline` are left as they are (upstream does not destructure them).
+//! newest version requires); an `outline` region (upstream's newest preflight counts it
+//! as an unsupported construct); a valueless `return` in a non-void function.
+//! `autodiff` scopes are kept as they are, their bodies destructured like any other
+//! blocks (upstream's preflight and its terminator check accept `AUTODIFF_SCOPE`: the
+//! scope is lowered by `autodiff` after `restructure-cfg` rebuilds its body).
 //!
 //! **Upstream followed:** LuisaCompute `src/xir/passes/destructure_cfg.cpp` and its
 //! header (rewrite set, every owned block including disconnected ones, early-return
@@ -30,6 +33,12 @@
 //! older versions patched unterminated blocks with `unreachable`; here they are refused,
 //! as the newest version does. Upstream's optional verification transaction and its
 //! `boundary_verifier_count` are not reproduced: the pipeline verifies after every pass.
+//! Regions (read 2026-12-02 for issue 13): the newest stored version (the one with
+//! `preflight_destructure_input(function, verification_transaction)`; the code index
+//! names no commit for it) rejects `RAY_QUERY_LOOP` and, through its `default` case,
+//! `OUTLINE`, and accepts `AUTODIFF_SCOPE` in both its preflight and its terminator
+//! check; commits `07c4f78b` and `038ca175` had no preflight and still turned a
+//! `ray_query_loop` into a `loop` themselves.
 //!
 //! **Report keys** (upstream order, `_count` dropped as everywhere here):
 //! `destructured_if`, `destructured_switch`, `destructured_loop`,
@@ -47,7 +56,8 @@ use crate::form::describe_function;
 use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::util::edit::alloca_prefix_len;
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::inst::InstKind;
 use xir_ir::op::AllocaOp;
 use xir_ir::text::print::printed_block_labels;
 use xir_ir::{BlockId, FuncId, Function, InstId, Module, SecondaryMap, Value};
@@ -58,7 +68,7 @@ pub struct DestructureCfg;
 
 crate::declare_pass! {
     DestructureCfg: module pass "destructure-cfg" {
-        summary: "Structured control flow to plain CFG (switch to indexed_branch).",
+        summary: "Structured control flow to plain CFG (switch to indexed_branch); keeps autodiff scopes, refuses outline and ray_query_loop as upstream.",
         form: Either,
         counters: DestructureCfgCounters {
             /// `if` → `cond_br`.
@@ -175,6 +185,9 @@ pub fn preflight_function(func: &Function) -> Vec<Problem> {
             InstKind::RayQueryLoop { .. } => {
                 Some("has a `ray_query_loop` (run lower-ray-query-to-loop first)")
             }
+            InstKind::Outline { .. } => {
+                Some("has an `outline` region (upstream's destructure-cfg refuses it: no pass or backend lowers outline)")
+            }
             InstKind::Return if func.ret.is_some() && ops.is_empty() => {
                 Some("returns no value from a non-void function")
             }
@@ -284,27 +297,19 @@ pub fn destructure_terminators(func: &mut Function) -> (Destructured, Vec<InstId
 fn spill_returns(func: &mut Function, returns: &[InstId]) {
     let entry = func.body.expect("definition");
     let slot = func.ret.map(|ty| {
-        let pos = alloca_prefix_len(func, entry);
-        func.insert_inst_at(
-            entry,
-            pos,
-            InstData::new(InstKind::Alloca(AllocaOp::Local), Some(ty), []),
-        )
+        // The entry block is terminated (preflight), so the first non-alloca exists.
+        let first = func.blocks[entry].insts[alloca_prefix_len(func, entry)];
+        Cursor::before(func, first).alloca(AllocaOp::Local, ty)
     });
     let exit = func.create_block();
     match (slot, func.ret) {
         (Some(s), Some(ty)) => {
-            let v = func.append_inst(
-                exit,
-                InstData::new(InstKind::Load, Some(ty), [Value::Inst(s)]),
-            );
-            func.append_inst(
-                exit,
-                InstData::new(InstKind::Return, None, [Value::Inst(v)]),
-            );
+            let mut at = Cursor::at_end(func, exit);
+            let v = at.load(ty, s);
+            at.ret(Some(v));
         }
         _ => {
-            func.append_inst(exit, InstData::new(InstKind::Return, None, []));
+            Cursor::at_end(func, exit).ret(None);
         }
     }
     let mut stores: SecondaryMap<BlockId, Option<Value>> = SecondaryMap::with_default(None);
@@ -320,7 +325,7 @@ fn spill_returns(func: &mut Function, returns: &[InstId]) {
     for &r in returns {
         let b = func.inst(r).block.expect("placed");
         if let (Some(s), Some(v)) = (slot, stores[b]) {
-            func.insert_inst_before(r, InstData::new(InstKind::Store, None, [Value::Inst(s), v]));
+            Cursor::before(func, r).store(s, v);
         }
     }
 }

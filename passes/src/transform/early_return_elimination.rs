@@ -64,7 +64,8 @@ use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::util::constant::bool_const;
 use xir_ir::analysis::form::exits::{ConstructId, ConstructPart, ConstructTree};
 use xir_ir::analysis::form::{self, Form};
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::inst::InstKind;
 use xir_ir::op::AllocaOp;
 use xir_ir::verify::{VerifyOptions, verify_function};
 use xir_ir::{BlockId, FuncId, Function, InstId, Metadata, Module, SecondaryMap, Type, Value};
@@ -164,23 +165,14 @@ fn guard(func: &mut Function, env: &Env, b: BlockId, merge: Option<BlockId>) -> 
     for s in succs {
         rename_incoming(func, s, b, rest);
     }
-    let l = func.append_inst(
-        b,
-        InstData::new(InstKind::Load, Some(env.bool_ty), [Value::Inst(env.flag)]),
-    );
-    func.append_inst(
-        b,
-        InstData::new(
-            InstKind::If { merge },
-            None,
-            [Value::Inst(l), Value::Block(rest), Value::Block(skip)],
-        ),
-    );
+    let mut at = Cursor::at_end(func, b);
+    let l = at.load(env.bool_ty, Value::Inst(env.flag));
+    at.if_(l, rest, skip, merge);
     (rest, skip)
 }
 
 fn br(func: &mut Function, from: BlockId, to: BlockId) {
-    func.append_inst(from, InstData::new(InstKind::Branch, None, [Value::Block(to)]));
+    Cursor::at_end(func, from).br(to);
 }
 
 fn comment(text: &str) -> Metadata {
@@ -284,29 +276,27 @@ fn rewrite(m: &mut Module, f: FuncId) -> Result<Option<(Function, u64)>, String>
     let mut func = m.func(f).clone();
     let original: Vec<BlockId> = func.block_order.to_vec();
     let entry = func.body.expect("definition");
-    let mut flag_data = InstData::new(InstKind::Alloca(AllocaOp::Local), Some(bool_ty), []);
-    flag_data.metadata.push(comment("early return flag"));
-    let flag = func.insert_inst_at(entry, 0, flag_data);
-    let slot = func.ret.map(|ty| {
-        let mut d = InstData::new(InstKind::Alloca(AllocaOp::Local), Some(ty), []);
-        d.metadata.push(comment("early return value slot"));
-        func.insert_inst_at(entry, 0, d)
-    });
+    // Each at the top of the (terminated, so non-empty) entry block.
+    let top_alloca = |func: &mut Function, ty: Type, what: &str| -> InstId {
+        let first = func.blocks[entry].insts[0];
+        let a = Cursor::before(func, first).alloca(AllocaOp::Local, ty);
+        let a = a.as_inst().expect("an alloca");
+        func.inst_mut(a).metadata.push(comment(what));
+        a
+    };
+    let flag = top_alloca(&mut func, bool_ty, "early return flag");
+    let slot = func.ret.map(|ty| top_alloca(&mut func, ty, "early return value slot"));
     let entry_term = func.terminator(entry).expect("terminated");
-    let mut init = InstData::new(InstKind::Store, None, [Value::Inst(flag), t_true]);
-    init.metadata.push(comment("initialize early return flag"));
-    func.insert_inst_before(entry_term, init);
+    let init = Cursor::before(&mut func, entry_term).store(Value::Inst(flag), t_true);
+    func.inst_mut(init).metadata.push(comment("initialize early return flag"));
     let env = Env { flag, bool_ty };
     // 1. Each early return: store, clear the flag, leave by the legal exit.
     for &(r, target) in &landing {
         let rb = func.inst(r).block.expect("placed");
         if let (Some(s), Some(v)) = (slot, func.inst(r).operands.first().copied()) {
-            func.insert_inst_before(r, InstData::new(InstKind::Store, None, [Value::Inst(s), v]));
+            Cursor::before(&mut func, r).store(Value::Inst(s), v);
         }
-        func.insert_inst_before(
-            r,
-            InstData::new(InstKind::Store, None, [Value::Inst(flag), t_false]),
-        );
+        Cursor::before(&mut func, r).store(Value::Inst(flag), t_false);
         let d = func.inst_mut(r);
         d.kind = InstKind::Branch;
         d.operands.clear();
@@ -385,7 +375,7 @@ fn rewrite(m: &mut Module, f: FuncId) -> Result<Option<(Function, u64)>, String>
         let fb = func.inst(final_ret).block.expect("placed");
         let value = func.inst(final_ret).operands.first().copied();
         if let (Some(s), Some(v)) = (slot, value) {
-            func.insert_inst_before(final_ret, InstData::new(InstKind::Store, None, [Value::Inst(s), v]));
+            Cursor::before(&mut func, final_ret).store(Value::Inst(s), v);
         }
         let k = func.blocks[fb].insts.iter().position(|i| *i == final_ret).expect("in block");
         func.blocks[fb].insts.remove(k);
@@ -394,8 +384,9 @@ fn rewrite(m: &mut Module, f: FuncId) -> Result<Option<(Function, u64)>, String>
             br(&mut func, w[1], w[0]);
         }
         if let (Some(s), Some(_)) = (slot, value) {
-            let l = func.append_inst(outermost, InstData::new(InstKind::Load, func.ret, [Value::Inst(s)]));
-            func.inst_mut(final_ret).operands[0] = Value::Inst(l);
+            let ty = func.ret.expect("a value slot means a return type");
+            let l = Cursor::at_end(&mut func, outermost).load(ty, Value::Inst(s));
+            func.inst_mut(final_ret).operands[0] = l;
         }
         func.inst_mut(final_ret).block = Some(outermost);
         func.blocks[outermost].insts.push(final_ret);

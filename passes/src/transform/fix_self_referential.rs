@@ -37,8 +37,8 @@
 use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use xir_ir::analysis::{Cfg, DomTree};
-use xir_ir::edit::UseIndex;
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::edit::{Cursor, InstBuilder, UseIndex};
+use xir_ir::inst::InstKind;
 use xir_ir::op::ArithmeticOp;
 use xir_ir::{FuncId, InstId, Module, Value};
 
@@ -78,9 +78,9 @@ impl Pass for FixSelfReferential {
         }
         for fix in fixes {
             let func = module.func_mut(fix.func);
-            let ty = func.inst(fix.inst).ty;
-            let load = func.insert_inst_before(fix.inst, InstData::new(InstKind::Load, ty, [fix.target]));
-            func.inst_mut(fix.inst).operands[0] = Value::Inst(load);
+            let ty = func.inst(fix.inst).ty.expect("an `insert` has a result");
+            let load = Cursor::before(func, fix.inst).load(ty, fix.target);
+            func.inst_mut(fix.inst).operands[0] = load;
             c.fixed_inst += 1;
         }
         Ok(PassRun::new(c.changed(), c.report()))

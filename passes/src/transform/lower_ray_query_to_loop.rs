@@ -52,7 +52,8 @@ use crate::declare::Counters;
 use crate::form::describe_function;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use xir_ir::analysis::Cfg;
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::inst::InstKind;
 use xir_ir::op::{ArithmeticOp, RayQueryObjectReadOp, RayQueryObjectWriteOp};
 use xir_ir::text::print::printed_block_labels;
 use xir_ir::{ArgKind, BlockId, FuncId, Function, InstId, Module, SecondaryMap, TypeData, Value};
@@ -281,65 +282,22 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
     };
     d.operands.clear();
     d.operands.push(Value::Block(prepare));
-    let mk = |kind, ty, ops: &[Value]| InstData::new(kind, ty, ops.iter().copied());
-    func.append_inst(
-        prepare,
-        mk(
-            InstKind::RayQueryObjectWrite(RayQueryObjectWriteOp::Proceed),
-            None,
-            &[q],
-        ),
-    );
-    let t = func.append_inst(
-        prepare,
-        mk(
-            InstKind::RayQueryObjectRead(RayQueryObjectReadOp::IsTerminated),
-            Some(bool_ty),
-            &[q],
-        ),
-    );
-    let a = func.append_inst(
-        prepare,
-        mk(
-            InstKind::Arithmetic(ArithmeticOp::UnaryBitNot),
-            Some(bool_ty),
-            &[Value::Inst(t)],
-        ),
-    );
-    func.append_inst(
-        prepare,
-        mk(
-            InstKind::ConditionalBranch,
-            None,
-            &[Value::Inst(a), Value::Block(body), Value::Block(site.merge)],
-        ),
-    );
-    func.append_inst(update, mk(InstKind::Branch, None, &[Value::Block(prepare)]));
+    let mut at = Cursor::at_end(func, prepare);
+    at.ray_query_object_write(RayQueryObjectWriteOp::Proceed, q, None);
+    let t = at.ray_query_object_read(RayQueryObjectReadOp::IsTerminated, bool_ty, q);
+    let a = at.arith(ArithmeticOp::UnaryBitNot, bool_ty, &[t]);
+    at.cond_br(a, body, site.merge);
+    Cursor::at_end(func, update).br(prepare);
     let (s, rs) = &site.surface;
     let (p, rp) = &site.procedural;
+    let mut at = Cursor::at_end(func, body);
     let dispatch_inst = if rs.empty && rp.empty {
-        func.append_inst(body, mk(InstKind::Branch, None, &[Value::Block(update)]))
+        at.br(update)
     } else {
-        let c = func.append_inst(
-            body,
-            mk(
-                InstKind::RayQueryObjectRead(RayQueryObjectReadOp::IsTriangleCandidate),
-                Some(bool_ty),
-                &[q],
-            ),
-        );
+        let c = at.ray_query_object_read(RayQueryObjectReadOp::IsTriangleCandidate, bool_ty, q);
         let then_b = if rs.empty { update } else { *s };
         let else_b = if rp.empty { update } else { *p };
-        func.append_inst(
-            body,
-            mk(
-                InstKind::If {
-                    merge: Some(update),
-                },
-                None,
-                &[Value::Inst(c), Value::Block(then_b), Value::Block(else_b)],
-            ),
-        )
+        at.if_(c, then_b, else_b, update)
     };
     func.inst_mut(dispatch_inst).metadata = dispatch_md;
     for r in [rs, rp] {

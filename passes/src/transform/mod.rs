@@ -24,8 +24,10 @@ crate::pass_registry! {
         early_return_elimination::EarlyReturnElimination,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
+        fuse_consecutive_buffer_reads::FuseConsecutiveBufferReads,
         gvn::Gvn,
         if_conversion::IfConversion,
+        indvar_simplify::IndvarSimplify,
         inline::Inline,
         inline_all::InlineAll,
         inline_call_sites::InlineCallSites,
@@ -74,11 +76,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "fast-math-simplify",
         "Float simplifications valid only under fast math.",
     ),
-    (
-        "fuse-consecutive-buffer-reads",
-        "Fuses adjacent buffer reads into wider reads.",
-    ),
-    ("indvar-simplify", "Simplifies loop induction variables."),
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",

@@ -68,7 +68,8 @@ use crate::form::describe_function;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::transform::lower_ray_query_to_loop::{is_query_object, label};
 use xir_ir::analysis::Cfg;
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::inst::InstKind;
 use xir_ir::metadata::MetadataList;
 use xir_ir::op::{ArithmeticOp, RayQueryObjectReadOp, RayQueryObjectWriteOp};
 use xir_ir::{
@@ -604,28 +605,13 @@ fn rewrite(m: &mut Module, f: FuncId, c: Candidate) {
         Some(b) => b,
         None => {
             let b = func.create_block();
-            func.append_inst(
-                b,
-                InstData::new(InstKind::Branch, None, [Value::Block(dispatch)]),
-            );
+            Cursor::at_end(func, b).br(dispatch);
             b
         }
     };
     let s = handler_block(&c.surface);
     let p = handler_block(&c.procedural);
-    let di = func.append_inst(
-        dispatch,
-        InstData::new(
-            InstKind::RayQueryDispatch,
-            None,
-            [
-                c.query,
-                Value::Block(c.merge),
-                Value::Block(s),
-                Value::Block(p),
-            ],
-        ),
-    );
+    let di = Cursor::at_end(func, dispatch).ray_query_dispatch(c.query, c.merge, s, p);
     func.inst_mut(di).metadata = c.dispatch_md;
     for &e in c.surface.exits.iter().chain(&c.procedural.exits) {
         func.inst_mut(e).operands[0] = Value::Block(dispatch);

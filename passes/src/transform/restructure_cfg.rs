@@ -25,7 +25,10 @@
 //! 3. *Loops:* natural loops (headers = targets of back edges; bodies by a backward walk
 //!    from the latches that collapses inner loops to their headers). Each loop must leave
 //!    to one block; that block becomes its merge, behind a new trampoline when it has
-//!    predecessors outside the loop (no exit at all: a new `unreachable` merge). Before
+//!    predecessors outside the loop (no exit at all: a new `unreachable` merge). A loop
+//!    still leaving to several blocks gets a guard variable (`guards.rs`): each exit
+//!    stores its target's selector and goes to a new dispatch block, the merge, whose
+//!    `if` chain goes on to the chosen target in the enclosing region. Before
 //!    that, each loop (innermost first) absorbs the code after its `break` paths: an exit
 //!    target all of whose predecessors are in the loop joins it, a small exit block
 //!    shared with outside code is copied, and a whole loop entered only from this one
@@ -66,14 +69,30 @@
 //!    (`guards.rs`): it stores a selector into a new `u32` local and goes to that merge,
 //!    where a dispatch block loads and clears the local and an `if` chain goes on to the
 //!    target, one construct at a time; the walk then reruns on the plain CFG with the
-//!    guard in place (bounded by `main-iteration-limit`). Anything else is an
-//!    unstructured branch.
+//!    guard in place (bounded by `main-iteration-limit`). When the innermost construct
+//!    with a merge has only one the walk made to forward another exit (a merge-less
+//!    switch whose case breaks the loop while another case goes to the latch), a new
+//!    dispatch block becomes its merge, taking the forwarded exits (selector 1) and the
+//!    edge (selector 2). Anything else is an unstructured branch.
 //! 6. Unreachable blocks whose plain multi-way branch remains are sealed (below).
 //! 7. The candidate is verified (default checks plus unique merges and canonical
 //!    `break`/`continue` targets).
 //!
-//! **Preconditions:** phi-free (run `reg2mem` first), reducible, plain CFG; checked by
-//! step 1, which refuses otherwise.
+//! **Regions** (`regions.rs`): an `autodiff` scope or `outline` region is one step from
+//! its block to its merge. Its body (the blocks reachable from its entry without passing
+//! its merge) is restructured with the rest, inside a construct that no `break`,
+//! `continue` or guard crosses, and the region instruction is kept (same identity; its
+//! entry becomes a preheader when the entry heads a loop, its merge a new block when the
+//! merge is a small exit block or another construct's role). The preflight refuses a
+//! body entered other than at its entry from the region's block, or leading back to that
+//! block: a region is left only through its merge, so a `break`/`continue` out of it or
+//! a block it shares with code outside it is refused, with both blocks named, except a
+//! small exit block (the single exit `destructure-cfg` makes for early returns), which
+//! the body gets a copy of, so an early `return` stays inside the region.
+//! `ray_query_loop` is refused (run `lower-ray-query-to-loop` first).
+//!
+//! **Preconditions:** phi-free (run `reg2mem` first), reducible, plain CFG apart from
+//! `autodiff` / `outline` regions; checked by step 1, which refuses otherwise.
 //!
 //! **Modes** (`mode=`): `transactional` (default) transforms a copy of each definition,
 //! verifies it and commits the whole module only when every definition succeeded; any
@@ -100,15 +119,29 @@
 //! join subtrees), as upstream's restructurer does with shared exits, and otherwise
 //! takes the exit through a guard (flag) variable, the standard answer for exits SPIR-V
 //! forbids (an ordinary function-local variable, so the output stays phi-free and
-//! `mem2reg` promotes it). Guards are made only when an edge needs one. A loop leaving
-//! to two blocks that both have large tails reached from outside it, or a branch out of
-//! two loops to such a block, is still refused (`refuses-loop-with-two-exits.xir`,
-//! `refuses-multi-level-break.xir`). Upstream's
+//! `mem2reg` promotes it). Guards are made only when an edge needs one. Upstream's
 //! algorithm is a much larger fixed point of canonicalization phases with ~45 diagnostic
 //! work counters; this is a different (single-walk) algorithm, so those work counters are
 //! not published. Upstream verifies input and output at the boundary; here the pipeline
 //! verifies the input, and the pass verifies each candidate definition
-//! (`boundary_verifier`).
+//! (`boundary_verifier`). Regions, as read on 2026-12-02 in `restructure_cfg.cpp` at
+//! commit `011366cd5cae`: its preflight (`count_invalid_structured_constructs`) checks
+//! only the ownership of a region's merge and otherwise accepts `AUTODIFF_SCOPE`,
+//! `OUTLINE` and `RAY_QUERY_LOOP`; its CFG follows operand successors, so a region is
+//! an edge into its entry, the body is restructured with the rest of the function, and
+//! the region instruction is never rewritten (`retarget_terminator` leaves it alone).
+//! Its pre-autodiff pipeline (reference §7.5) runs it on exactly that input: after
+//! `destructure-cfg`, which keeps autodiff scopes with plain bodies and rejects
+//! `outline` and `ray_query_loop`, and before `autodiff` lowers the scopes. Upstream
+//! states no rule for an edge leaving a region body; here it is refused (fail closed:
+//! the structured form would accept it as an `if` exit, but autodiff would not see the
+//! scope's end).
+//!
+//! **Checked** (docs/semantic-checking.md): on generated kernels 0..10000 (8 inputs
+//! each), the round trip `destructure-cfg,reg2mem,restructure-cfg,mem2reg` and
+//! `spirv-final` (`optimize=false`) complete on every kernel with 0 changed results:
+//! `PASS_SEMANTICS_ONLY='round trip,spirv-final,restructure-cfg'
+//! target/debug/examples/pass_semantics 2500 START 8` for START = 0, 2500, …, 7500.
 //!
 //! **Report keys:** `restructured_loop`, `restructured_if`, `restructured_switch`,
 //! `canonicalized_cfg` (auxiliary rewrites: trampolines, preheaders, exit copies,
@@ -130,6 +163,7 @@ mod guards;
 mod joins;
 mod loops;
 mod preflight;
+mod regions;
 mod walk;
 
 pub use failure::{Failure, Restructured};
@@ -155,7 +189,7 @@ pub struct RestructureCfg {
 
 crate::declare_pass! {
     RestructureCfg: module pass "restructure-cfg" {
-        summary: "Plain reducible CFG to structured control flow.",
+        summary: "Plain reducible CFG to structured control flow (also inside autodiff and outline regions, which stay).",
         form: Either,
         options: [
             PassOptionInfo {
@@ -337,16 +371,17 @@ pub fn restructure_function(
     limits: Limits,
 ) -> Result<Restructured, Failure> {
     let mut n = Restructured::default();
+    let (regions, merges) = regions::lower(func);
+    n.canonicalized += merges;
     n.canonicalized += fold_equal_arms(func);
     n.canonicalized += duplicate_exit_joins(func);
-    let loops = canonicalize_loops(func, &mut n)?;
+    let mut guards = Guards::default();
+    let loops = canonicalize_loops(func, g, &mut guards, &mut n)?;
     let (copies, mut graph) = joins::unshare_extra_joins(func, &loops, limits)?;
     n.canonicalized += copies;
     // The walk reruns on the plain CFG with a guard added each time it asks for one.
-    let mut guards = Guards::default();
     let mut attempts = 0u64;
     let cfg = loop {
-        let base = func.clone();
         let mut walked = Restructured::default();
         let mut w = Walker::new(func, graph, loops.clone(), limits);
         match w.run(&mut walked) {
@@ -357,7 +392,8 @@ pub fn restructure_function(
                 break w.into_cfg();
             }
             Err(Failure::Guardable { request, otherwise }) => {
-                *func = base;
+                // Back to the plain CFG the walk began with (its undo log, no copy).
+                w.undo();
                 attempts += 1;
                 if attempts > limits.main {
                     return Err(Failure::IterationLimit {
@@ -373,6 +409,7 @@ pub fn restructure_function(
         }
     };
     n.guards = guards.count();
+    regions::restore(func, &regions);
     n.canonicalized += seal_orphan_branches(func, |b| cfg.is_reachable(b));
     Ok(n)
 }

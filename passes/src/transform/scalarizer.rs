@@ -31,7 +31,8 @@
 
 use crate::pass::{FunctionPass, PassContext, PassError};
 use std::collections::HashMap;
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::inst::InstKind;
 use xir_ir::op::ArithmeticOp;
 use xir_ir::{BlockId, FuncId, InstId, Module, SecondaryMap, Type, TypeData, Value};
 
@@ -129,20 +130,18 @@ impl FunctionPass for Scalarizer {
                             lanes[&(*x, lane)]
                         }
                         (_, Some((oelem, _))) => *extracts.entry((*v, lane, b)).or_insert_with(|| {
-                            Value::Inst(func.insert_inst_before(
-                                i,
-                                InstData::new(
-                                    InstKind::Arithmetic(ArithmeticOp::Extract),
-                                    Some(oelem),
-                                    [*v, lane_idx[lane as usize]],
-                                ),
-                            ))
+                            Cursor::before(func, i).arith(
+                                ArithmeticOp::Extract,
+                                oelem,
+                                &[*v, lane_idx[lane as usize]],
+                            )
                         }),
                         (_, None) => *v,
                     };
                     ops.push(lv);
                 }
-                let s = func.insert_inst_before(i, InstData::new(d.kind.clone(), Some(elem), ops));
+                // The lane repeats the vector instruction's kind (a cloner: `ins`).
+                let s = Cursor::before(func, i).ins(d.kind.clone(), Some(elem), ops);
                 lanes.insert((i, lane), Value::Inst(s));
             }
             c.scalarized_inst += 1;
@@ -150,10 +149,10 @@ impl FunctionPass for Scalarizer {
         for &(i, _, len) in &cands {
             let d = func.inst(i).clone();
             let parts: Vec<Value> = (0..len).map(|k| lanes[&(i, k)]).collect();
-            let mut agg = InstData::new(InstKind::Arithmetic(ArithmeticOp::Aggregate), d.ty, parts);
-            agg.metadata = d.metadata.clone();
-            let a = func.insert_inst_before(i, agg);
-            func.replace_all_uses(Value::Inst(i), Value::Inst(a));
+            let ty = d.ty.expect("a scalarized instruction has a result");
+            let a = Cursor::before(func, i).arith(ArithmeticOp::Aggregate, ty, &parts);
+            func.inst_mut(a.as_inst().expect("an aggregate")).metadata = d.metadata.clone();
+            func.replace_all_uses(Value::Inst(i), a);
             func.remove_inst(i);
         }
         Ok(())

@@ -41,7 +41,8 @@
 use crate::pass::{FunctionPass, PassContext, PassError};
 use crate::registry::{PassOptionInfo, PassOptions};
 use xir_ir::constant::{ScalarValue, read_scalar};
-use xir_ir::inst::{InstData, InstKind};
+use xir_ir::edit::{Cursor, InstBuilder};
+use xir_ir::inst::InstKind;
 use xir_ir::op::{AllocaOp, ArithmeticOp};
 use xir_ir::{FuncId, InstId, Metadata, Module, SecondaryMap, Type, TypeData, Value};
 
@@ -213,7 +214,8 @@ fn decompose(
     let md = func.inst(a).metadata.clone();
     let mut parts = Vec::with_capacity(elems.len());
     for (k, &t) in elems.iter().enumerate() {
-        let mut data = InstData::new(InstKind::Alloca(AllocaOp::Local), Some(t), []);
+        let part = Cursor::before(func, a).alloca(AllocaOp::Local, t);
+        let data = func.inst_mut(part.as_inst().expect("an alloca"));
         for item in &md {
             match item {
                 Metadata::Name(n) => data.metadata.push(Metadata::Name(format!("{n}_{k}"))),
@@ -221,7 +223,7 @@ fn decompose(
                 _ => {}
             }
         }
-        parts.push(Value::Inst(func.insert_inst_before(a, data)));
+        parts.push(part);
         c.inserted_alloca += 1;
     }
     for (&u, k) in direct.iter().zip(first_index) {
@@ -230,45 +232,28 @@ fn decompose(
             InstKind::Gep => {
                 let target = parts[k.expect("checked by is_candidate")];
                 let new = if d.operands.len() > 2 {
-                    let mut g = InstData::new(
-                        InstKind::Gep,
-                        d.ty,
-                        std::iter::once(target).chain(d.operands[2..].iter().copied()),
-                    );
-                    g.metadata = d.metadata.clone();
-                    Value::Inst(func.insert_inst_before(u, g))
+                    let ty = d.ty.expect("a gep has a type");
+                    let g = Cursor::before(func, u).gep(ty, target, &d.operands[2..]);
+                    func.inst_mut(g.as_inst().expect("a gep")).metadata = d.metadata.clone();
+                    g
                 } else {
                     target
                 };
                 func.replace_all_uses(Value::Inst(u), new);
             }
             InstKind::Load => {
-                let loads: Vec<Value> = parts
-                    .iter()
-                    .zip(elems)
-                    .map(|(p, t)| {
-                        Value::Inst(
-                            func.insert_inst_before(u, InstData::new(InstKind::Load, Some(*t), [*p])),
-                        )
-                    })
-                    .collect();
-                let agg = func.insert_inst_before(
-                    u,
-                    InstData::new(InstKind::Arithmetic(ArithmeticOp::Aggregate), agg_ty, loads),
-                );
-                func.replace_all_uses(Value::Inst(u), Value::Inst(agg));
+                let mut at = Cursor::before(func, u);
+                let loads: Vec<Value> = parts.iter().zip(elems).map(|(p, t)| at.load(*t, *p)).collect();
+                let agg_ty = agg_ty.expect("an alloca has a type");
+                let agg = at.arith(ArithmeticOp::Aggregate, agg_ty, &loads);
+                func.replace_all_uses(Value::Inst(u), agg);
             }
             InstKind::Store => {
                 let val = d.operands[1];
+                let mut at = Cursor::before(func, u);
                 for ((p, t), i) in parts.iter().zip(elems).zip(&idx) {
-                    let e = func.insert_inst_before(
-                        u,
-                        InstData::new(InstKind::Arithmetic(ArithmeticOp::Extract), Some(*t), [val, *i]),
-                    );
-                    func.insert_inst_before(
-                        u,
-                        InstData::new(InstKind::Store, None, [*p, Value::Inst(e)]),
-                    );
+                    let e = at.arith(ArithmeticOp::Extract, *t, &[val, *i]);
+                    at.store(*p, e);
                 }
             }
             _ => unreachable!("checked by is_candidate"),

@@ -35,25 +35,12 @@ pub(super) fn is_small_exit(func: &Function, b: BlockId) -> bool {
     }) && func.blocks[b].insts.len() <= TAIL_DUPLICATION_LIMIT
 }
 
-/// The reachable predecessors of `b` along forward edges (not back edges: `b` does not
-/// dominate them), without repeats.
-pub(super) fn forward_preds(cfg: &Cfg, dom: &DomTree, b: BlockId) -> Vec<BlockId> {
-    let mut v: Vec<BlockId> = cfg
-        .preds(b)
-        .iter()
-        .copied()
-        .filter(|&p| cfg.is_reachable(p) && !dom.dominates(b, p))
-        .collect();
-    v.dedup();
-    v
-}
-
 /// Step 2 (selections): where a branch has several join points, the small exit blocks
 /// among them are copied once per extra predecessor, so that one join remains.
 pub(super) fn duplicate_exit_joins(func: &mut Function) -> u64 {
     let cfg = Cfg::compute(func);
     let dom = DomTree::compute(func, &cfg);
-    let fwd = |b: BlockId| forward_preds(&cfg, &dom, b);
+    let fwd = |b: BlockId| cfg.forward_preds(&dom, b);
     let mut copy: Vec<(BlockId, Vec<BlockId>)> = Vec::new();
     for &x in &cfg.rpo {
         if cfg.succs(x).len() < 2 {

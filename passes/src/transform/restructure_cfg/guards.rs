@@ -44,8 +44,26 @@ pub struct GuardRequest {
     pub froms: Vec<BlockId>,
     /// The target the structured form cannot reach from them.
     pub to: BlockId,
-    /// A merge block every `from` may reach.
-    pub via: BlockId,
+    /// Where the guard takes the edges.
+    pub via: Via,
+}
+
+/// The block a guard's dispatch stands in front of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// A merge block of the plain CFG every `from` may reach (or a dispatch block made
+    /// for an earlier request).
+    Merge(BlockId),
+    /// A selection whose only merge is one the walk made to forward its exits to
+    /// `target` (not a block of the plain CFG): a new dispatch block becomes its merge,
+    /// taking those forwarded edges (`forwarded → target`, selector 1) and the request's
+    /// own (selector 2), and branching on to whichever target was chosen.
+    NewMerge {
+        /// Blocks whose terminators branch to `target` through the forwarding merge.
+        forwarded: Vec<BlockId>,
+        /// The block the forwarding merge leads to.
+        target: BlockId,
+    },
 }
 
 /// One guard variable: the dispatch chain in front of its `via` block.
@@ -53,11 +71,13 @@ struct Group {
     slot: InstId,
     /// The `load` in the dispatch block.
     load: InstId,
-    /// The original merge the chain falls through to.
-    via: BlockId,
+    /// The original merge the chain falls through to; `None` for a dispatch made as a
+    /// new merge ([`Via::NewMerge`]): its chain ends in a `br` to its last target.
+    via: Option<BlockId>,
     /// The dispatch block (the merge's new place).
     dispatch: BlockId,
-    /// The chain's last block: its `cond_br`'s else edge goes to `via`.
+    /// The chain's last block: its `cond_br`'s else edge goes to `via` (without `via`:
+    /// it ends in `br` to the last target).
     tail: BlockId,
     /// Targets in selector order (selector = index + 1).
     targets: Vec<BlockId>,
@@ -85,64 +105,137 @@ impl Guards {
         g: &mut Globals<'_>,
         r: &GuardRequest,
     ) -> Result<bool, Failure> {
-        if r.froms.is_empty() || r.to == r.via {
+        if r.froms.is_empty() {
             return Ok(false);
         }
+        let gi = match &r.via {
+            Via::Merge(via) => {
+                if r.to == *via {
+                    return Ok(false);
+                }
+                // The group whose dispatch block (or original merge) is `via`.
+                match self
+                    .groups
+                    .iter()
+                    .position(|gr| gr.dispatch == *via || gr.via == Some(*via))
+                {
+                    Some(gi) => gi,
+                    None => {
+                        let preds: Vec<BlockId> = Cfg::compute(func).preds(*via).to_vec();
+                        let gi = self.new_group(func, g, *via, Some(*via));
+                        let d = self.groups[gi].dispatch;
+                        for p in preds {
+                            super::exits::retarget(func, p, *via, d);
+                        }
+                        gi
+                    }
+                }
+            }
+            Via::NewMerge { forwarded, target } => {
+                if forwarded.is_empty() || r.to == *target {
+                    return Ok(false);
+                }
+                let gi = self.new_group(func, g, *target, None);
+                self.route(func, g, gi, forwarded, *target);
+                gi
+            }
+        };
+        self.route(func, g, gi, &r.froms, r.to);
+        Ok(spill_undominated(func))
+    }
+
+    /// Step 3: a loop leaving to several blocks (`exits`: edges `u → v`, `targets`: the
+    /// distinct `v` in order) gets a dispatch block as its single exit target: each exit
+    /// stores the selector of its target (index + 1) and goes to it, and its `if` chain
+    /// goes on to the chosen target (the last one without a test). Returns the dispatch
+    /// block and the chain's other blocks, or `None` when a value would have to be passed
+    /// through a local and cannot (a pointer).
+    pub(super) fn loop_exits(
+        &mut self,
+        func: &mut Function,
+        g: &mut Globals<'_>,
+        exits: &[(BlockId, BlockId)],
+        targets: &[BlockId],
+    ) -> Option<(BlockId, Vec<BlockId>)> {
+        let gi = self.new_group(func, g, targets[0], None);
+        for &t in targets {
+            let froms: Vec<BlockId> = exits.iter().filter(|e| e.1 == t).map(|e| e.0).collect();
+            self.route(func, g, gi, &froms, t);
+        }
+        let d = self.groups[gi].dispatch;
+        let mut chain = Vec::new();
+        let mut b = d;
+        while let Some(t) = func.terminator(b)
+            && matches!(func.inst(t).kind, InstKind::ConditionalBranch)
+        {
+            b = func.inst(t).operands[2].as_block().expect("verified");
+            chain.push(b);
+        }
+        spill_undominated(func).then_some((d, chain))
+    }
+
+    /// A new guard local (zeroed at the top of the body) and a dispatch block that loads
+    /// and clears it, then branches to `next` (the original merge `via`, or the first
+    /// target of a new merge).
+    fn new_group(&mut self, func: &mut Function, g: &mut Globals<'_>, next: BlockId, via: Option<BlockId>) -> usize {
+        let u32_ty = *self.u32_ty.get_or_insert_with(|| g.types.u32());
+        let entry = func.body.expect("definition");
+        let slot = entry_local(func, u32_ty);
+        let zero = Value::Const(g.constant(u32_ty, &0u32.to_le_bytes()));
+        func.insert_inst_at(
+            entry,
+            func.position(slot).expect("placed") + 1,
+            InstData::new(InstKind::Store, None, [Value::Inst(slot), zero]),
+        );
+        let d = func.create_block();
+        let load = func.append_inst(d, InstData::new(InstKind::Load, Some(u32_ty), [Value::Inst(slot)]));
+        func.append_inst(d, InstData::new(InstKind::Store, None, [Value::Inst(slot), zero]));
+        func.append_inst(d, InstData::new(InstKind::Branch, None, [Value::Block(next)]));
+        self.groups.push(Group {
+            slot,
+            load,
+            via,
+            dispatch: d,
+            tail: d,
+            targets: if via.is_none() { vec![next] } else { Vec::new() },
+        });
+        self.groups.len() - 1
+    }
+
+    /// Makes each of `froms` store the selector of `to` (added to group `gi`'s chain
+    /// when new) and go to the dispatch block instead of branching to `to`.
+    fn route(&mut self, func: &mut Function, g: &mut Globals<'_>, gi: usize, froms: &[BlockId], to: BlockId) {
         let u32_ty = *self.u32_ty.get_or_insert_with(|| g.types.u32());
         let bool_ty = *self.bool_ty.get_or_insert_with(|| g.types.bool());
         let konst = |g: &mut Globals<'_>, k: u32| Value::Const(g.constant(u32_ty, &k.to_le_bytes()));
-        // The group whose dispatch block (or original merge) is `via`.
-        let gi = match self
-            .groups
-            .iter()
-            .position(|gr| gr.dispatch == r.via || gr.via == r.via)
-        {
-            Some(gi) => gi,
-            None => {
-                let entry = func.body.expect("definition");
-                let cfg = Cfg::compute(func);
-                let preds: Vec<BlockId> = cfg.preds(r.via).to_vec();
-                let slot = entry_local(func, u32_ty);
-                let zero = konst(g, 0);
-                func.insert_inst_at(
-                    entry,
-                    func.position(slot).expect("placed") + 1,
-                    InstData::new(InstKind::Store, None, [Value::Inst(slot), zero]),
-                );
-                let d = func.create_block();
-                let load = func.append_inst(d, InstData::new(InstKind::Load, Some(u32_ty), [Value::Inst(slot)]));
-                func.append_inst(d, InstData::new(InstKind::Store, None, [Value::Inst(slot), zero]));
-                func.append_inst(d, InstData::new(InstKind::Branch, None, [Value::Block(r.via)]));
-                for p in preds {
-                    super::exits::retarget(func, p, r.via, d);
-                }
-                self.groups.push(Group {
-                    slot,
-                    load,
-                    via: r.via,
-                    dispatch: d,
-                    tail: d,
-                    targets: Vec::new(),
-                });
-                self.groups.len() - 1
-            }
-        };
         let gr = &mut self.groups[gi];
-        let k = match gr.targets.iter().position(|&t| t == r.to) {
+        let k = match gr.targets.iter().position(|&t| t == to) {
             Some(i) => i as u32 + 1,
             None => {
-                gr.targets.push(r.to);
+                gr.targets.push(to);
                 let k = gr.targets.len() as u32;
-                // A new link: the tail's fall-through to `via` becomes `cond_br (v == k), to, via`.
-                let link = if k == 1 {
-                    gr.tail
-                } else {
-                    let b = func.create_block();
-                    func.append_inst(b, InstData::new(InstKind::Branch, None, [Value::Block(gr.via)]));
-                    set_else(func, gr.tail, b);
-                    b
+                // A new link. With `via`: the tail's fall-through to `via` becomes
+                // `cond_br (v == k), to, via`. Without: the tail's `br last` becomes
+                // `cond_br (v == k - 1), last, L` and the new link `L` ends in `br to`.
+                let (link, test, then, otherwise) = match gr.via {
+                    Some(via) => {
+                        let link = if k == 1 {
+                            gr.tail
+                        } else {
+                            let b = func.create_block();
+                            func.append_inst(b, InstData::new(InstKind::Branch, None, [Value::Block(via)]));
+                            set_else(func, gr.tail, b);
+                            b
+                        };
+                        (link, k, to, via)
+                    }
+                    None => {
+                        let b = func.create_block();
+                        func.append_inst(b, InstData::new(InstKind::Branch, None, [Value::Block(to)]));
+                        (gr.tail, k - 1, gr.targets[k as usize - 2], b)
+                    }
                 };
-                let kv = konst(g, k);
+                let kv = konst(g, test);
                 let t = func.terminator(link).expect("terminated");
                 let c = func.insert_inst_before(
                     t,
@@ -155,23 +248,22 @@ impl Guards {
                 let d = func.inst_mut(t);
                 d.kind = InstKind::ConditionalBranch;
                 d.operands.clear();
-                d.operands.extend([Value::Inst(c), Value::Block(r.to), Value::Block(gr.via)]);
-                gr.tail = link;
+                d.operands.extend([Value::Inst(c), Value::Block(then), Value::Block(otherwise)]);
+                gr.tail = if gr.via.is_some() { link } else { otherwise };
                 k
             }
         };
         let kv = konst(g, k);
         let (slot, dispatch) = (gr.slot, gr.dispatch);
-        let mut froms = r.froms.clone();
+        let mut froms = froms.to_vec();
         froms.sort();
         froms.dedup();
         for x in froms {
             let b = func.create_block();
             func.append_inst(b, InstData::new(InstKind::Store, None, [Value::Inst(slot), kv]));
             func.append_inst(b, InstData::new(InstKind::Branch, None, [Value::Block(dispatch)]));
-            super::exits::retarget(func, x, r.to, b);
+            super::exits::retarget(func, x, to, b);
         }
-        Ok(spill_undominated(func))
     }
 }
 
@@ -179,7 +271,8 @@ impl Guards {
 /// after it (a value of the plain CFG crossing blocks). Every executed path still runs
 /// the definition before the use (the guard only inserts blocks into original paths),
 /// so each such value is passed through a new local: stored after its definition,
-/// loaded before each use that it no longer dominates. `false` when such a value is an
+/// loaded before each use that it no longer dominates; a `getelementptr` is recomputed
+/// before each such use when its operands are available there. `false` for any other
 /// lvalue (a pointer cannot be stored in a local).
 fn spill_undominated(func: &mut Function) -> bool {
     let (cfg, dom) = graph(func);
@@ -204,13 +297,43 @@ fn spill_undominated(func: &mut Function) -> bool {
             }
         }
     }
-    if broken
-        .iter()
-        .any(|(d, _)| is_lvalue(&func.inst(*d).kind) || func.inst(*d).ty.is_none())
-    {
-        return false;
-    }
+    // A pointer cannot be stored in a local; a `getelementptr` whose operands are all
+    // available at each use is recomputed there instead (it has no effect).
+    let available = |o: &Value, u: InstId| match *o {
+        Value::Inst(o) => {
+            let (ob, ub) = (func.inst(o).block, func.inst(u).block);
+            match (ob, ub) {
+                (Some(ob), Some(ub)) if ob == ub => func.position(o) < func.position(u),
+                (Some(ob), Some(ub)) => dom.dominates(ob, ub),
+                _ => false,
+            }
+        }
+        _ => true,
+    };
+    let mut remat = Vec::new();
+    let mut spill = Vec::new();
     for (d, uses) in broken {
+        let data = func.inst(d);
+        if is_lvalue(&data.kind) || data.ty.is_none() {
+            let ok = matches!(data.kind, InstKind::Gep)
+                && uses
+                    .iter()
+                    .all(|&(u, _)| data.operands.iter().all(|o| available(o, u)));
+            if !ok {
+                return false;
+            }
+            remat.push((d, uses));
+        } else {
+            spill.push((d, uses));
+        }
+    }
+    for (d, uses) in remat {
+        for (u, k) in uses {
+            let c = func.insert_inst_before(u, func.inst(d).clone());
+            func.inst_mut(u).operands[k] = Value::Inst(c);
+        }
+    }
+    for (d, uses) in spill {
         let ty = func.inst(d).ty.expect("checked above");
         let slot = entry_local(func, ty);
         let db = func.inst(d).block.expect("placed");

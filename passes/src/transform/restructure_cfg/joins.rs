@@ -51,7 +51,7 @@ pub(super) fn unshare_extra_joins(
     'restart: loop {
         let cfg = Cfg::compute(func);
         let dom = DomTree::compute(func, &cfg);
-        let fwd = |b: BlockId| super::exits::forward_preds(&cfg, &dom, b);
+        let fwd = |b: BlockId| cfg.forward_preds(&dom, b);
         for &x in &cfg.rpo {
             if cfg.succs(x).len() < 2 || prepare[x] {
                 continue;

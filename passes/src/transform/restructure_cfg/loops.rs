@@ -1,10 +1,11 @@
 //! `restructure-cfg` step 3: loop nesting, exit-path absorption, merges, preheaders and loop shapes.
 
 use super::exits::{clone_block, exit_block, is_small_exit, retarget};
+use super::guards::Guards;
 use super::{Failure, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
-use xir_ir::{BlockId, Function, InstId, SecondaryMap, Value};
+use xir_ir::{BlockId, Function, Globals, InstId, SecondaryMap, Value};
 
 /// The shape chosen for a loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -302,7 +303,12 @@ fn host_loop(cfg: &Cfg, lf: &LoopForest, v: BlockId) -> Option<u32> {
 }
 
 /// Step 3: merges, preheaders and shapes of every natural loop.
-pub(super) fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> Result<Vec<LoopInfo>, Failure> {
+pub(super) fn canonicalize_loops(
+    func: &mut Function,
+    g: &mut Globals<'_>,
+    guards: &mut Guards,
+    n: &mut Restructured,
+) -> Result<Vec<LoopInfo>, Failure> {
     let cfg = Cfg::compute(func);
     let dom = DomTree::compute(func, &cfg);
     let mut lf = LoopForest::compute(&cfg, &dom);
@@ -395,11 +401,36 @@ pub(super) fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> R
                 }
             }
             [a, ..] => {
-                return Err(Failure::Unstructured {
+                // Several exit targets (each in the enclosing loop, the multi-level
+                // exits being resolved above): a guard variable selects one at a new
+                // merge, whose `if` chain runs in the enclosing region.
+                let fail = Failure::Unstructured {
                     from: h,
                     to: Some(*a),
                     why: "the loop headed by the first block leaves to more than one block",
-                });
+                };
+                targets.sort_by_key(|b| cfg.rpo_index[*b]);
+                let (d, chain) = guards.loop_exits(func, g, loop_exits, &targets).ok_or(fail)?;
+                // The selector stores (`u → G → d`) stay in the loop.
+                for &(u, _) in loop_exits {
+                    let t = func.terminator(u).expect("terminated");
+                    let stores: Vec<BlockId> = func
+                        .inst(t)
+                        .operand_blocks()
+                        .filter(|&s| {
+                            func.terminator(s)
+                                .is_some_and(|ts| func.inst(ts).operands.as_slice() == [Value::Block(d)])
+                        })
+                        .collect();
+                    for s in stores {
+                        lf.loop_of[s] = li as u32;
+                    }
+                }
+                lf.loop_of[d] = lf.parent[li];
+                for b in chain {
+                    lf.loop_of[b] = lf.parent[li];
+                }
+                d
             }
         };
         merges.push(merge);
@@ -410,7 +441,7 @@ pub(super) fn canonicalize_loops(func: &mut Function, n: &mut Restructured) -> R
     let mut preheaders: Vec<BlockId> = Vec::with_capacity(count);
     for li in 0..count {
         let h = lf.headers[li];
-        let outside = super::exits::forward_preds(&cfg, &dom, h);
+        let outside = cfg.forward_preds(&dom, h);
         let reuse = match outside.as_slice() {
             [p] => func
                 .terminator(*p)

@@ -1,6 +1,7 @@
 //! `restructure-cfg` step 1: the preflight (input form, phis, reducibility); no mutation.
 
 use super::Failure;
+use super::regions::{check as check_regions, is_region};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::InstKind;
 use xir_ir::{BlockId, Function, SecondaryMap};
@@ -9,7 +10,11 @@ use xir_ir::{BlockId, Function, SecondaryMap};
 /// or why it cannot be restructured. No mutation.
 pub fn preflight(func: &Function) -> Result<bool, Failure> {
     let mut structured = false;
-    let mut plain = false;
+    let mut regions = false;
+    // Blocks ending in `cond_br` / `indexed_branch`, and the prepare blocks of `loop`s
+    // (whose `cond_br c, body, merge` is the structured loop header, not a plain branch).
+    let mut branching: Vec<BlockId> = Vec::new();
+    let mut prepares: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
     for &b in &func.block_order {
         let Some(t) = func.terminator(b) else {
             return Err(Failure::Invalid {
@@ -26,41 +31,36 @@ pub fn preflight(func: &Function) -> Result<bool, Failure> {
             }
         }
         let k = &func.inst(t).kind;
-        if matches!(
-            k,
-            InstKind::AutodiffScope { .. }
-                | InstKind::Outline { .. }
-                | InstKind::RayQueryLoop { .. }
-        ) {
+        if matches!(k, InstKind::RayQueryLoop { .. }) {
             return Err(Failure::Invalid {
                 block: b,
-                what: "ends in an `autodiff`, `outline` or `ray_query_loop` region, which restructure-cfg does not handle",
+                what: "ends in a `ray_query_loop` region: run lower-ray-query-to-loop first (upstream's destructure-cfg refuses it and its pipelines lower it before restructuring)",
             });
         }
-        if k.tag().is_structured() || matches!(k, InstKind::Break | InstKind::Continue) {
+        if is_region(k) {
+            // Neutral: an `autodiff` / `outline` region is one step to its merge.
+            regions = true;
+        } else if k.tag().is_structured() || matches!(k, InstKind::Break | InstKind::Continue) {
             structured = true;
         }
         if matches!(
             k,
             InstKind::ConditionalBranch | InstKind::IndexedBranch { .. }
         ) {
-            plain = true;
+            branching.push(b);
+        }
+        if let InstKind::Loop { .. } = k
+            && let Some(p) = func.inst(t).operands.first().and_then(|v| v.as_block())
+        {
+            prepares[p] = true;
         }
     }
-    if structured && plain {
-        let b = func
-            .block_order
-            .iter()
-            .copied()
-            .find(|b| {
-                func.terminator(*b).is_some_and(|t| {
-                    matches!(
-                        func.inst(t).kind,
-                        InstKind::ConditionalBranch | InstKind::IndexedBranch { .. }
-                    )
-                })
-            })
-            .expect("found above");
+    let first_plain = branching.iter().copied().find(|&b| {
+        let t = func.terminator(b).expect("terminated");
+        !(prepares[b] && matches!(func.inst(t).kind, InstKind::ConditionalBranch))
+    });
+    let plain = first_plain.is_some();
+    if structured && let Some(b) = first_plain {
         return Err(Failure::Invalid {
             block: b,
             what: "branches plainly in a function that already has structured constructs",
@@ -72,6 +72,9 @@ pub fn preflight(func: &Function) -> Result<bool, Failure> {
     let cfg = Cfg::compute(func);
     let dom = DomTree::compute(func, &cfg);
     check_reducible(&cfg, &dom)?;
+    if regions {
+        check_regions(func, &cfg)?;
+    }
     // Straight-line code with no loop needs nothing either.
     let has_back_edge = cfg.rpo.iter().any(|&b| {
         cfg.succs(b)

@@ -1,11 +1,13 @@
 //! `restructure-cfg` step 5: the walk that turns branches into `if` / `switch` / loops and exits.
 
 use super::exits::{clone_block, exit_block, is_small_exit};
-use super::guards::GuardRequest;
+use super::guards::{GuardRequest, Via};
 use super::loops::{LoopInfo, Shape};
+use super::regions::is_marker;
 use super::{Failure, Limits, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
+use xir_ir::entity::EntityRef;
 use xir_ir::{BlockId, Function, InstId, SecondaryMap, Value};
 
 /// A construct on the walk's stack.
@@ -18,6 +20,9 @@ enum FrameKind {
         switch: bool,
         /// For a merge created to forward an exit: the block it forwards to.
         forwards: Option<BlockId>,
+        /// An `autodiff` / `outline` region (`regions.rs`): no `break`, `continue` or
+        /// guard crosses it.
+        region: bool,
     },
     /// A loop with its merge and continue block.
     Loop { merge: BlockId, cont: BlockId },
@@ -75,8 +80,17 @@ pub(super) struct Walker<'f> {
     fwd_preds: SecondaryMap<BlockId, (u32, Option<BlockId>)>,
     processed: SecondaryMap<BlockId, bool>,
     frames: Vec<Frame>,
+    /// Per frame: the blocks whose edges go through its forwarding merge (see
+    /// `FrameKind::Selection::forwards`), for a guard that replaces that merge.
+    forwarded: Vec<Vec<BlockId>>,
     limits: Limits,
     constructs: u64,
+    /// Undo log (so that a walk asking for a guard can be rolled back without a copy of
+    /// the definition): the arena and layout sizes when the walk began, and the original
+    /// of each existing instruction it edited (only terminators), once each.
+    start: (usize, usize, usize),
+    journal: Vec<(InstId, InstData)>,
+    journaled: SecondaryMap<InstId, bool>,
 }
 
 impl<'f> Walker<'f> {
@@ -109,7 +123,11 @@ impl<'f> Walker<'f> {
                 }
             }
         }
+        let start = (func.blocks.len(), func.insts.len(), func.block_order.len());
         Walker {
+            start,
+            journal: Vec::new(),
+            journaled: SecondaryMap::with_default(false),
             func,
             cfg,
             dom,
@@ -119,9 +137,33 @@ impl<'f> Walker<'f> {
             fwd_preds,
             processed: SecondaryMap::with_default(false),
             frames: Vec::new(),
+            forwarded: Vec::new(),
             limits,
             constructs: 0,
         }
+    }
+
+    /// An existing instruction to edit, its original kept for [`Self::undo`].
+    fn edit(&mut self, i: InstId) -> &mut InstData {
+        if i.index() < self.start.1 && !std::mem::replace(&mut self.journaled[i], true) {
+            self.journal.push((i, self.func.inst(i).clone()));
+        }
+        self.func.inst_mut(i)
+    }
+
+    /// Puts the definition back as it was when the walk began: the edited instructions
+    /// get their originals back, and the blocks and instructions the walk created are
+    /// dropped (it only appends them, and never edits an existing block's list).
+    pub(super) fn undo(self) {
+        let (blocks, insts, order) = self.start;
+        for (i, d) in self.journal.into_iter().rev() {
+            *self.func.inst_mut(i) = d;
+        }
+        while self.func.block_order.len() > order {
+            self.func.block_order.remove(self.func.block_order.len() - 1);
+        }
+        self.func.blocks.truncate(blocks);
+        self.func.insts.truncate(insts);
     }
 
     /// The CFG the walk began with: its unreachable blocks are still unreachable (the
@@ -216,9 +258,9 @@ impl<'f> Walker<'f> {
                     update,
                 ),
             };
-            self.func.inst_mut(t).kind = kind;
+            self.edit(t).kind = kind;
             let me = self.frames.len();
-            self.frames.push(Frame {
+            self.push_frame(Frame {
                 kind: FrameKind::Loop {
                     merge: l.merge,
                     cont,
@@ -241,16 +283,19 @@ impl<'f> Walker<'f> {
             return Ok(());
         }
         let d = self.func.inst(t);
+        if is_marker(d) {
+            return self.region(x, t, frame, work);
+        }
         match d.kind.clone() {
             InstKind::Branch => {
                 let y = d.operands[0].as_block().expect("verified");
                 match self.classify(x, y, frame)? {
                     Edge::Enter => work.push((y, frame)),
                     Edge::EnterCopy(c) => {
-                        self.func.inst_mut(t).operands[0] = Value::Block(c);
+                        self.edit(t).operands[0] = Value::Block(c);
                     }
                     Edge::Exit(k, target) => {
-                        let d = self.func.inst_mut(t);
+                        let d = self.edit(t);
                         d.kind = k.inst_kind();
                         d.operands[0] = Value::Block(target);
                     }
@@ -300,12 +345,16 @@ impl<'f> Walker<'f> {
             let reported = joins[1];
             joins.sort_by_key(|b| self.cfg.rpo_index[*b]);
             let (m, j) = (joins[0], joins[1]);
-            let froms: Vec<BlockId> = super::exits::forward_preds(&self.cfg, &self.dom, j)
+            let froms: Vec<BlockId> = self.cfg.forward_preds(&self.dom, j)
                 .into_iter()
                 .filter(|&p| !self.dom.dominates(m, p))
                 .collect();
             return Err(Failure::Guardable {
-                request: GuardRequest { froms, to: j, via: m },
+                request: GuardRequest {
+                    froms,
+                    to: j,
+                    via: Via::Merge(m),
+                },
                 otherwise: Box::new(Failure::Unstructured {
                     from: x,
                     to: Some(reported),
@@ -315,7 +364,7 @@ impl<'f> Walker<'f> {
         }
         let merge = joins.first().copied();
         {
-            let d = self.func.inst_mut(t);
+            let d = self.edit(t);
             d.kind = match &d.kind {
                 InstKind::IndexedBranch { labels } => InstKind::Switch {
                     labels: labels.clone(),
@@ -329,12 +378,13 @@ impl<'f> Walker<'f> {
             Some(f) => (self.frames[f].breakable, self.frames[f].innermost_loop),
             None => (None, None),
         };
-        self.frames.push(Frame {
+        self.push_frame(Frame {
             kind: FrameKind::Selection {
                 inst: t,
                 merge,
                 switch,
                 forwards: None,
+                region: false,
             },
             parent: frame,
             breakable: if switch { Some(me) } else { outer_break },
@@ -349,7 +399,7 @@ impl<'f> Walker<'f> {
                 .as_block()
                 .expect("verified arm");
             if let Some(&(_, used)) = done.iter().find(|(o, _)| *o == a) {
-                self.func.inst_mut(t).operands[k] = Value::Block(used);
+                self.edit(t).operands[k] = Value::Block(used);
                 continue;
             }
             let used = match self.classify(x, a, sf)? {
@@ -360,13 +410,71 @@ impl<'f> Walker<'f> {
                 Edge::EnterCopy(c) => c,
                 Edge::Exit(kind, target) => exit_block(self.func, kind.inst_kind(), target),
             };
-            self.func.inst_mut(t).operands[k] = Value::Block(used);
+            self.edit(t).operands[k] = Value::Block(used);
             done.push((a, used));
         }
         if let Some(m) = merge {
             work.push((m, frame));
         }
         Ok(())
+    }
+
+    /// A region's stand-in in block `x` (`regions.rs`) → `if` with the region's merge,
+    /// as one construct that nothing crosses.
+    fn region(
+        &mut self,
+        x: BlockId,
+        t: InstId,
+        frame: Option<usize>,
+        work: &mut Vec<(BlockId, Option<usize>)>,
+    ) -> Result<(), Failure> {
+        self.bump()?;
+        let ops = &self.func.inst(t).operands;
+        let (e, m) = (ops[1].as_block().expect("marker"), ops[2].as_block().expect("marker"));
+        // The merge is `m` when only the region reaches it; otherwise (a loop role, or
+        // a block code outside the region joins) a new merge forwards to it.
+        let (merge, forwards) = if !self.loop_role[m] && self.dom.idom(m) == Some(x) {
+            work.push((m, frame));
+            (m, None)
+        } else {
+            match self.classify(x, m, frame)? {
+                Edge::Enter => {
+                    work.push((m, frame));
+                    (m, None)
+                }
+                Edge::EnterCopy(c) => (c, Some(m)),
+                Edge::Exit(kind, target) => (exit_block(self.func, kind.inst_kind(), target), Some(m)),
+            }
+        };
+        self.edit(t).kind = InstKind::If { merge: Some(merge) };
+        self.push_frame(Frame {
+            kind: FrameKind::Selection {
+                inst: t,
+                merge: Some(merge),
+                switch: false,
+                forwards,
+                region: true,
+            },
+            parent: frame,
+            breakable: None,
+            innermost_loop: None,
+        });
+        let rf = Some(self.frames.len() - 1);
+        let used = match self.classify(x, e, rf)? {
+            Edge::Enter => {
+                work.push((e, rf));
+                e
+            }
+            Edge::EnterCopy(c) => c,
+            Edge::Exit(kind, target) => exit_block(self.func, kind.inst_kind(), target),
+        };
+        self.edit(t).operands[1] = Value::Block(used);
+        Ok(())
+    }
+
+    fn push_frame(&mut self, f: Frame) {
+        self.frames.push(f);
+        self.forwarded.push(Vec::new());
     }
 
     fn set_merge(&mut self, k: usize, inst: InstId, m: BlockId, to: Option<BlockId>) {
@@ -377,7 +485,7 @@ impl<'f> Walker<'f> {
             *merge = Some(m);
             *forwards = to;
         }
-        if let Some(slot) = self.func.inst_mut(inst).kind.merge_mut() {
+        if let Some(slot) = self.edit(inst).kind.merge_mut() {
             *slot = Some(m);
         }
     }
@@ -401,6 +509,7 @@ impl<'f> Walker<'f> {
                     if let Some(m) = merge {
                         if forwards == Some(y) {
                             found = Some((i, m));
+                            self.forwarded[i].push(x);
                         }
                         break;
                     }
@@ -438,6 +547,7 @@ impl<'f> Walker<'f> {
                     unreachable!("chain holds selections")
                 };
                 self.set_merge(i, inst, m, Some(y));
+                self.forwarded[i].push(x);
                 target = m;
                 outer = i;
             }
@@ -468,7 +578,7 @@ impl<'f> Walker<'f> {
         }
         // 6: the merge of an enclosing switch or loop past `if`s (a `break` ignores
         // them) and merge-less switches (each gets a merge that breaks onwards).
-        if let Some(edge) = self.break_through(y, frame)? {
+        if let Some(edge) = self.break_through(x, y, frame)? {
             return Ok(edge);
         }
         // 7: a small exit block (`return` / `unreachable` / `raster_discard`) reached
@@ -496,42 +606,69 @@ impl<'f> Walker<'f> {
 
     /// Where a guard variable can take the edge to `y` (see `guards.rs`): the merge of
     /// the innermost enclosing construct that has one of its own, when `y` is the merge
-    /// or continue block of a construct further out.
-    fn guard_via(&self, y: BlockId, frame: Option<usize>) -> Option<BlockId> {
+    /// or continue block of a construct further out. A construct whose only merge is one
+    /// the walk made to forward other exits (not a block of the plain CFG the guard
+    /// rewrites) is passed when it forwards to that same merge; otherwise, or when no
+    /// such merge leads to `y`, it gets a new merge taking its forwarded exits and this
+    /// edge (the rerun then asks again from there if `y` is still out of reach).
+    fn guard_via(&self, y: BlockId, frame: Option<usize>) -> Option<Via> {
         let mut via = None;
+        // The innermost construct with a forwarding merge inside `via`.
+        let mut blocked: Option<(usize, BlockId)> = None;
+        let new_merge = |(i, target): (usize, BlockId)| Via::NewMerge {
+            forwarded: self.forwarded[i].clone(),
+            target,
+        };
         let mut fi = frame;
         while let Some(i) = fi {
             match self.frames[i].kind {
                 FrameKind::Selection {
+                    merge,
+                    region: true,
+                    ..
+                } => {
+                    return match (via, merge) {
+                        (Some(v), Some(m)) if m == y => Some(Via::Merge(v)),
+                        _ => None,
+                    };
+                }
+                FrameKind::Selection {
                     merge, forwards, ..
-                } => match (via, merge) {
-                    (Some(_), Some(m)) if m == y => return via,
-                    // A merge the walk made to forward an exit is not in the plain CFG
-                    // the guard rewrites: the construct counts as merge-less.
-                    (None, Some(m)) if forwards.is_none() => via = Some(m),
+                } => match (via, merge, forwards) {
+                    (Some(v), Some(m), _) if m == y => return Some(Via::Merge(v)),
+                    (None, Some(m), None) => match blocked {
+                        Some((_, t)) if t != m || m == y => return blocked.map(new_merge),
+                        _ => via = Some(m),
+                    },
+                    (None, Some(_), Some(t)) => {
+                        blocked.get_or_insert((i, t));
+                    }
                     _ => {}
                 },
                 FrameKind::Loop { merge, cont } => {
-                    via?;
+                    let Some(v) = via else {
+                        return blocked.map(new_merge);
+                    };
                     if merge == y || cont == y {
-                        return via;
+                        return Some(Via::Merge(v));
                     }
                 }
             }
             fi = self.frames[i].parent;
         }
-        None
+        blocked.map(new_merge)
     }
 
     /// Step 6 of [`Self::classify`]: `break` to `y` when `y` is the merge of the nearest
     /// loop or switch once the merge-less switches between are given forwarding merges
     /// (`break` to the next one out). `None` when no such frame exists.
-    fn break_through(&mut self, y: BlockId, frame: Option<usize>) -> Result<Option<Edge>, Failure> {
+    fn break_through(&mut self, x: BlockId, y: BlockId, frame: Option<usize>) -> Result<Option<Edge>, Failure> {
         let mut switches: Vec<usize> = Vec::new();
         let mut fi = frame;
         loop {
             let Some(i) = fi else { return Ok(None) };
             match self.frames[i].kind {
+                FrameKind::Selection { region: true, .. } => return Ok(None),
                 FrameKind::Selection { switch: false, .. } => {}
                 FrameKind::Selection {
                     switch: true,
@@ -563,6 +700,7 @@ impl<'f> Walker<'f> {
                 unreachable!("switch frames")
             };
             self.set_merge(i, inst, m, Some(y));
+            self.forwarded[i].push(x);
             target = m;
         }
         Ok(Some(Edge::Exit(ExitKind::Break, target)))
