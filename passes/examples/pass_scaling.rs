@@ -79,7 +79,11 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::LowerRayQueryToLoop
         | DirectPass::ReconstructRayQueryLoop
         | DirectPass::Scalarizer
-        | DirectPass::Sroa => (Source::Large, &[]),
+        | DirectPass::Sroa
+        | DirectPass::LocalStoreForward
+        | DirectPass::LocalLoadElimination
+        | DirectPass::DeadStoreElimination
+        | DirectPass::TraceGep => (Source::Large, &[]),
         // Arithmetic peepholes: the generated arithmetic as is.
         DirectPass::AlgebraicSimplify
         | DirectPass::DivRemPairs
@@ -197,6 +201,10 @@ measured! {
     measured_pass_div_rem_pairs: DivRemPairs,
     measured_pass_reassociate: Reassociate,
     measured_pass_simplify_libcalls: SimplifyLibcalls,
+    measured_pass_local_store_forward: LocalStoreForward,
+    measured_pass_local_load_elimination: LocalLoadElimination,
+    measured_pass_dead_store_elimination: DeadStoreElimination,
+    measured_pass_trace_gep: TraceGep,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

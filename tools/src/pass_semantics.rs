@@ -65,6 +65,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "reconstruct-ray-query-loop",
         "needs ray queries (refused by the interpreter)",
     ),
+    (
+        "trace-gep",
+        "needs a `getelementptr` of a `getelementptr`; the generated kernels' locals are one level deep (scalars, `array<i32, 4>`, `struct { u32, f32 }`), so every GEP starts from an alloca (the corpus covers chains: corpus/passes/trace-gep)",
+    ),
 ];
 
 /// Structured → plain CFG → optimised → structured again.

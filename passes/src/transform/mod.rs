@@ -20,6 +20,7 @@ crate::pass_registry! {
         cvp::Cvp,
         dce::Dce,
         dead_arg_elim::DeadArgElim,
+        dead_store_elimination::DeadStoreElimination,
         div_rem_pairs::DivRemPairs,
         early_cse::EarlyCse,
         early_return_elimination::EarlyReturnElimination,
@@ -34,6 +35,8 @@ crate::pass_registry! {
         inline_call_sites::InlineCallSites,
         inline_spirv_pointer_args::InlineSpirvPointerArgs,
         licm::Licm,
+        local_load_elimination::LocalLoadElimination,
+        local_store_forward::LocalStoreForward,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
@@ -49,6 +52,7 @@ crate::pass_registry! {
         simplify_libcalls::SimplifyLibcalls,
         slp_vectorization::SlpVectorization,
         sroa::Sroa,
+        trace_gep::TraceGep,
         unused_callable_removal::UnusedCallableRemoval,
     ];
 }
@@ -62,10 +66,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Removes unused struct fields of local aggregates.",
     ),
     (
-        "dead-store-elimination",
-        "Removes stores to thread-local memory overwritten before a read.",
-    ),
-    (
         "defer-local-aggregate-load",
         "Sinks whole-aggregate loads of locals to their uses.",
     ),
@@ -76,14 +76,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
-    ),
-    (
-        "local-load-elimination",
-        "Replaces loads of a local by an earlier equal load.",
-    ),
-    (
-        "local-store-forward",
-        "Forwards a stored value to later loads in straight-line code.",
     ),
     (
         "loop-fusion",
@@ -126,10 +118,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Outlining (an explicit unsupported no-op upstream).",
     ),
     ("select-factor", "Factors common operands out of selects."),
-    (
-        "trace-gep",
-        "Folds GEP-of-GEP chains and removes no-op GEPs.",
-    ),
     (
         "transpose-gep",
         "Reorders GEP indices over transposed layouts.",

@@ -1,5 +1,5 @@
 //! Helpers shared by several passes (never passes themselves): batched editing
-//! ([`edit`]), the call graph ([`calls`]), the call-site inliner ([`inline`]), memory-effect classification ([`effects`]), constant creation and reading
+//! ([`edit`]), the call graph ([`calls`]), the call-site inliner ([`inline`]), memory-effect classification ([`effects`]), pointers into local variables ([`local_mem`]), constant creation and reading
 //! ([`constant`]), the constant evaluator shared by `const-fold` and `sccp`
 //! ([`const_eval`]), phi utilities ([`phi`]) constant-aware reachability
 //! ([`reach`]) and the equality key of pure instructions ([`value_number`]).
@@ -10,6 +10,7 @@ pub mod constant;
 pub mod edit;
 pub mod effects;
 pub mod inline;
+pub mod local_mem;
 pub mod phi;
 pub mod reach;
 pub mod value_number;
