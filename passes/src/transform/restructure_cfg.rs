@@ -379,7 +379,17 @@ pub fn restructure_function(
     let loops = canonicalize_loops(func, g, &mut guards, &mut n)?;
     let (copies, mut graph) = joins::unshare_extra_joins(func, &loops, limits)?;
     n.canonicalized += copies;
-    // The walk reruns on the plain CFG with a guard added each time it asks for one.
+    // The walk reruns on the plain CFG with a guard added each time it asks for one. Each
+    // guard reroutes one edge of the plain CFG, so more reruns than edges (plus slack for
+    // the dispatch blocks guards add) is no progress: refuse then, not after
+    // `main-iteration-limit` reruns (a random plain CFG took 10,000 reruns, 12 minutes
+    // in a debug build, before this bound).
+    let edges: u64 = func
+        .block_order
+        .iter()
+        .map(|&b| func.successors(b).count() as u64)
+        .sum();
+    let rerun_limit = limits.main.min(2 * edges + 16);
     let mut attempts = 0u64;
     let cfg = loop {
         let mut walked = Restructured::default();
@@ -395,7 +405,7 @@ pub fn restructure_function(
                 // Back to the plain CFG the walk began with (its undo log, no copy).
                 w.undo();
                 attempts += 1;
-                if attempts > limits.main {
+                if attempts > rerun_limit {
                     return Err(Failure::IterationLimit {
                         which: "main-iteration-limit",
                     });
