@@ -79,6 +79,22 @@ pub fn describe_function(m: &Module, f: FuncId) -> String {
     }
 }
 
+/// Whether `func` holds structured control flow (upstream's `contains_structured_control_flow`:
+/// a structured construct, `break`/`continue`, a ray-query dispatch), in any owned block.
+/// With `allow_autodiff`, autodiff scopes do not count (inlining's caller-side option).
+pub fn has_structured_control_flow(func: &xir_ir::Function, allow_autodiff: bool) -> bool {
+    use xir_ir::inst::InstKind;
+    func.placed_insts().any(|i| {
+        let k = &func.insts[i].kind;
+        let structured = k.tag().is_structured()
+            || matches!(
+                k,
+                InstKind::Break | InstKind::Continue | InstKind::RayQueryDispatch
+            );
+        structured && !(allow_autodiff && matches!(k, InstKind::AutodiffScope { .. }))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

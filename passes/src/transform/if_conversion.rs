@@ -72,7 +72,7 @@ impl Pass for IfConversion {
             .func_order
             .iter()
             .copied()
-            .filter(|f| has_structured_control_flow(module.func(*f)))
+            .filter(|f| crate::form::has_structured_control_flow(module.func(*f), false))
             .collect();
         if let Some(&first) = structured.first() {
             c.structured_cfg_error_count = structured.len() as u64;
@@ -94,17 +94,6 @@ impl Pass for IfConversion {
         }
         Ok(PassRun::new(c.changed(), c.report()))
     }
-}
-
-fn has_structured_control_flow(func: &Function) -> bool {
-    func.placed_insts().any(|i| {
-        let k = &func.insts[i].kind;
-        k.tag().is_structured()
-            || matches!(
-                k,
-                InstKind::Break | InstKind::Continue | InstKind::RayQueryDispatch
-            )
-    })
 }
 
 /// A convertible diamond.

@@ -71,14 +71,7 @@ impl FunctionPass for IndvarSimplify {
     ) -> Result<(), PassError> {
         remove_dead_ivs(module.func_mut(f), counters);
         let func = module.func(f);
-        let structured = func.placed_insts().any(|i| {
-            let k = &func.insts[i].kind;
-            k.tag().is_structured()
-                || matches!(
-                    k,
-                    InstKind::Break | InstKind::Continue | InstKind::RayQueryDispatch
-                )
-        });
+        let structured = crate::form::has_structured_control_flow(func, false);
         if !structured && func.body.is_some() {
             let cfg = Cfg::compute(func);
             let dom = DomTree::compute(func, &cfg);

@@ -41,7 +41,7 @@ use crate::pass::{FunctionPass, PassContext, PassError};
 use crate::util::const_eval::eval_arithmetic;
 use crate::util::constant::{as_bool, as_selector, select_case};
 use crate::util::edit::{ValueSubst, replace_terminator_with_branch};
-use crate::util::phi::remove_incomings;
+use crate::util::phi::drop_incomings_from;
 use crate::util::reach::{is_loop_prepare_exit, loop_prepares};
 use smallvec::SmallVec;
 use std::collections::HashSet;
@@ -349,15 +349,7 @@ impl Solver {
         let func = module.func_mut(f);
         for (b, kept, dropped) in rewrites {
             for s in dropped {
-                let phis: Vec<InstId> = func.blocks[s]
-                    .insts
-                    .iter()
-                    .copied()
-                    .filter(|i| matches!(func.insts[*i].kind, InstKind::Phi))
-                    .collect();
-                for p in phis {
-                    remove_incomings(func, p, |from| from == b, None);
-                }
+                drop_incomings_from(func, s, b);
             }
             replace_terminator_with_branch(func, b, kept);
             counters.removed_branch += 1;

@@ -108,18 +108,6 @@ fn has_phi(f: &Function, b: BlockId) -> bool {
         .any(|i| matches!(f.insts[*i].kind, InstKind::Phi))
 }
 
-/// Removes the phi incomings from `from` in block `b`.
-fn drop_incomings(f: &mut Function, b: BlockId, from: BlockId) {
-    let phis: Vec<InstId> = f.blocks[b]
-        .insts
-        .iter()
-        .copied()
-        .filter(|i| matches!(f.insts[*i].kind, InstKind::Phi))
-        .collect();
-    for p in phis {
-        remove_incomings(f, p, |x| x == from, None);
-    }
-}
 
 /// Rule 1.
 fn fold_cond_br(module: &mut Module, fid: FuncId, info: &mut SimplifyCfgCounters) -> bool {
@@ -147,7 +135,7 @@ fn fold_cond_br(module: &mut Module, fid: FuncId, info: &mut SimplifyCfgCounters
     let f = module.func_mut(fid);
     for &(b, taken, dropped) in &folds {
         if let Some(x) = dropped {
-            drop_incomings(f, x, b);
+            crate::util::phi::drop_incomings_from(f, x, b);
         }
         replace_terminator_with_branch(f, b, taken);
     }
@@ -181,7 +169,7 @@ fn fold_indexed_branch(module: &mut Module, fid: FuncId, info: &mut SimplifyCfgC
     let f = module.func_mut(fid);
     for (b, taken, dropped) in &folds {
         for x in dropped {
-            drop_incomings(f, *x, *b);
+            crate::util::phi::drop_incomings_from(f, *x, *b);
         }
         replace_terminator_with_branch(f, *b, *taken);
     }

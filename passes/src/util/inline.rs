@@ -76,18 +76,6 @@ pub struct InlineStats {
     pub multi_block_call: u64,
 }
 
-fn structured_other_than_autodiff(func: &xir_ir::Function, allow_autodiff: bool) -> bool {
-    func.placed_insts().any(|i| {
-        let k = &func.inst(i).kind;
-        let structured = k.tag().is_structured()
-            || matches!(
-                k,
-                InstKind::Break | InstKind::Continue | InstKind::RayQueryDispatch
-            );
-        structured && !(allow_autodiff && matches!(k, InstKind::AutodiffScope { .. }))
-    })
-}
-
 fn single_return_block(func: &xir_ir::Function) -> bool {
     func.block_order.len() == 1
         && func
@@ -211,7 +199,7 @@ pub fn preflight_site(
     }
     if !single_return_block(callee) {
         let allow = opts.allow_autodiff_scope_in_caller;
-        if structured_other_than_autodiff(caller, allow)
+        if crate::form::has_structured_control_flow(caller, allow)
             || first_violation(callee, Form::Plain).is_some()
         {
             return Err(InlineRefusal::Structured(format!(

@@ -181,3 +181,17 @@ pub fn eliminate_phis(
     f.remove_insts(&dead);
     dead.len()
 }
+
+/// Removes, from every phi of block `b`, the incomings from block `from` (the edge
+/// `from → b` is gone).
+pub fn drop_incomings_from(f: &mut Function, b: BlockId, from: BlockId) {
+    let phis: Vec<InstId> = f.blocks[b]
+        .insts
+        .iter()
+        .copied()
+        .filter(|i| f.insts[*i].is_phi())
+        .collect();
+    for p in phis {
+        remove_incomings(f, p, |x| x == from, None);
+    }
+}
