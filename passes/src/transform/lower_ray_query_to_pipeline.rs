@@ -170,6 +170,7 @@ crate::declare_pass! {
 }
 
 /// One preflighted ray-query loop.
+#[derive(Copy, Clone)]
 pub(crate) struct Site {
     pub(crate) parent: BlockId,
     pub(crate) loop_inst: InstId,
@@ -639,6 +640,9 @@ fn hoist_allocas(func: &mut Function) {
 
 /// Replaces one preflighted, selected loop by a ray-query pipeline.
 fn lower(m: &mut Module, f: FuncId, site: &Site) {
+    // An earlier loop's merge may have been spliced into this loop's block.
+    let parent = m.func(f).inst(site.loop_inst).block.expect("placed loop");
+    let site = &Site { parent, ..*site };
     lower_dispatch_phis(m, f, site);
     hoist_allocas(m.func_mut(f));
     let (_, caps) = captures(m.func(f), site);
