@@ -37,6 +37,8 @@
 //! pass starts (the callables it creates are not revisited); when all pass, select,
 //! then lower function by function.
 //!
+//! **Preconditions:** none (a module without `ray_query_loop` is left untouched).
+//!
 //! **Refusals** (module byte-identical, each rejected loop counted in `error`): the
 //! dispatch block does not end in `ray_query_dispatch` or holds non-phi instructions; the
 //! query is not an lvalue of `LC_RayQueryAll`/`LC_RayQueryAny` or the dispatch exit is
@@ -685,13 +687,12 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
     );
     func.inst_mut(pipe).metadata = md;
     func.remove_inst(site.loop_inst);
-    let mut at = func.position(pipe).expect("placed") + 1;
+    let after = func.position(pipe).expect("placed") + 1;
     for (k, &o) in caps.outputs.iter().enumerate() {
         let mut ld = InstData::new(InstKind::Load, func.inst(o).ty, [args[caps.inputs.len() + k]]);
         ld.metadata
             .push(Metadata::Comment("load from ray query output alloca".into()));
-        let l = func.insert_inst_at(site.parent, at, ld);
-        at += 1;
+        let l = func.insert_inst_at(site.parent, after + k, ld);
         func.replace_all_uses(Value::Inst(o), Value::Inst(l));
     }
     let succs: Vec<BlockId> = func.successors(site.merge).collect();
