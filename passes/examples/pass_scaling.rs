@@ -78,6 +78,7 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::EarlyReturnElimination
         | DirectPass::LowerRayQueryToLoop
         | DirectPass::LowerRayQueryToPipeline
+        | DirectPass::LowerRayQueryLoop
         | DirectPass::ReconstructRayQueryLoop
         | DirectPass::Scalarizer
         | DirectPass::Sroa
@@ -196,6 +197,7 @@ measured! {
     measured_pass_early_return_elimination: EarlyReturnElimination,
     measured_pass_lower_ray_query_to_loop: LowerRayQueryToLoop,
     measured_pass_lower_ray_query_to_pipeline: LowerRayQueryToPipeline,
+    measured_pass_lower_ray_query_loop: LowerRayQueryLoop,
     measured_pass_reconstruct_ray_query_loop: ReconstructRayQueryLoop,
     measured_pass_scalarizer: Scalarizer,
     measured_pass_sroa: Sroa,

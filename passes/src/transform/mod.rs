@@ -38,6 +38,7 @@ crate::pass_registry! {
         local_load_elimination::LocalLoadElimination,
         local_store_forward::LocalStoreForward,
         lower_break_continue::LowerBreakContinue,
+        lower_ray_query_loop::LowerRayQueryLoop,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         lower_ray_query_to_pipeline::LowerRayQueryToPipeline,
         mem2reg::Mem2Reg,
@@ -101,10 +102,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "lower-ray-query-handler-graph",
         "Lowers ray-query handler graphs.",
-    ),
-    (
-        "lower-ray-query-loop",
-        "Outlines ray-query loops (older lowering).",
     ),
     (
         "lower-ray-query-loop-to-loop",
