@@ -70,6 +70,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs a ray-query loop; the interpreter cannot trace rays (it refuses ray queries)",
     ),
     (
+        "lower-ray-query-loop-to-loop",
+        "needs a ray-query loop; the interpreter cannot trace rays (it refuses ray queries)",
+    ),
+    (
         "lower-ray-query-to-pipeline",
         "needs a ray-query loop; the interpreter cannot trace rays (it refuses ray queries), so neither the loop nor the pipeline it becomes can run",
     ),

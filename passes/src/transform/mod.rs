@@ -39,6 +39,7 @@ crate::pass_registry! {
         local_store_forward::LocalStoreForward,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_loop::LowerRayQueryLoop,
+        lower_ray_query_loop_to_loop::LowerRayQueryLoopToLoop,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         lower_ray_query_to_pipeline::LowerRayQueryToPipeline,
         mem2reg::Mem2Reg,
@@ -102,10 +103,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "lower-ray-query-handler-graph",
         "Lowers ray-query handler graphs.",
-    ),
-    (
-        "lower-ray-query-loop-to-loop",
-        "Lowers ray-query loops to loops (older lowering).",
     ),
     (
         "outline",
