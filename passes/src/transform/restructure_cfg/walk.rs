@@ -641,7 +641,17 @@ impl<'f> Walker<'f> {
                         _ => via = Some(m),
                     },
                     (None, Some(_), Some(t)) => {
-                        blocked.get_or_insert((i, t));
+                        // The innermost such construct, unless a switch further out
+                        // has one too: only the switch stops a `br` out of the `if`
+                        // (a new merge for the `if` alone would leave the edge inside
+                        // the switch, and the rerun would ask again, without end).
+                        let switch = matches!(self.frames[i].kind, FrameKind::Selection { switch: true, .. });
+                        let inner_is_if = blocked.is_some_and(|(b, _)| {
+                            matches!(self.frames[b].kind, FrameKind::Selection { switch: false, .. })
+                        });
+                        if blocked.is_none() || (switch && inner_is_if) {
+                            blocked = Some((i, t));
+                        }
                     }
                     _ => {}
                 },
