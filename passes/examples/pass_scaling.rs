@@ -120,7 +120,10 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         DirectPass::Sccp => (Source::Plain, &[]),
         // Generated CFGs are reducible: this measures the region analysis (the SCC
         // decomposition of the destructured CFG), which finds none.
-        DirectPass::LowerIrreducibleCfg => (Source::Large, &[DirectPass::DestructureCfg, DirectPass::Reg2Mem]),
+        DirectPass::LowerIrreducibleCfg => (
+            Source::Large,
+            &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
+        ),
         DirectPass::RestructureCfg => (
             Source::Large,
             &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],

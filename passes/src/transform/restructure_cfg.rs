@@ -398,7 +398,7 @@ pub fn restructure_function(
     let mut attempts = 0u64;
     let cfg = loop {
         let mut walked = Restructured::default();
-        let mut w = Walker::new(func, graph, loops.clone(), limits);
+        let mut w = Walker::new(func, graph, loops.clone(), limits, guards.designated_merges());
         match w.run(&mut walked) {
             Ok(()) => {
                 n.loops += walked.loops;

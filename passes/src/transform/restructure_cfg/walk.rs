@@ -84,6 +84,10 @@ pub(super) struct Walker<'f> {
     /// `FrameKind::Selection::forwards`), for a guard that replaces that merge.
     forwarded: Vec<Vec<BlockId>>,
     limits: Limits,
+    /// Guard dispatch blocks made as a selection's new merge (`guards.rs`,
+    /// `Via::NewMerge`): selection block → dispatch block, and back.
+    designated_merge: SecondaryMap<BlockId, Option<BlockId>>,
+    designated_for: SecondaryMap<BlockId, Option<BlockId>>,
     constructs: u64,
     /// Undo log (so that a walk asking for a guard can be rolled back without a copy of
     /// the definition): the arena and layout sizes when the walk began, and the original
@@ -100,6 +104,7 @@ impl<'f> Walker<'f> {
         (cfg, dom): (Cfg, DomTree),
         loops: Vec<LoopInfo>,
         limits: Limits,
+        designated: &[(BlockId, BlockId)],
     ) -> Self {
         let mut preheader_of = SecondaryMap::with_default(NONE);
         let mut loop_role = SecondaryMap::with_default(false);
@@ -123,8 +128,16 @@ impl<'f> Walker<'f> {
                 }
             }
         }
+        let mut designated_merge = SecondaryMap::with_default(None);
+        let mut designated_for = SecondaryMap::with_default(None);
+        for &(h, d) in designated {
+            designated_merge[h] = Some(d);
+            designated_for[d] = Some(h);
+        }
         let start = (func.blocks.len(), func.insts.len(), func.block_order.len());
         Walker {
+            designated_merge,
+            designated_for,
             start,
             journal: Vec::new(),
             journaled: SecondaryMap::with_default(false),
@@ -337,8 +350,21 @@ impl<'f> Walker<'f> {
             .children(x)
             .iter()
             .copied()
-            .filter(|&c| !self.loop_role[c] && self.fwd_preds[c].0 >= 2)
+            .filter(|&c| {
+                !self.loop_role[c]
+                    && self.fwd_preds[c].0 >= 2
+                    && self.designated_for[c].is_none_or(|h| h == x)
+            })
             .collect();
+        // A dispatch block made as this selection's merge, reached only through a
+        // nested construct (so no dominator-tree child of `x`).
+        if joins.is_empty()
+            && let Some(d) = self.designated_merge[x]
+            && self.cfg.is_reachable(d)
+            && self.dom.dominates(x, d)
+        {
+            joins.push(d);
+        }
         if joins.len() > 1 {
             // The earliest join stays the merge; the paths into a later one that do not
             // pass the merge can reach it through a guard at the merge.
@@ -618,6 +644,10 @@ impl<'f> Walker<'f> {
         let new_merge = |(i, target): (usize, BlockId)| Via::NewMerge {
             forwarded: self.forwarded[i].clone(),
             target,
+            header: match self.frames[i].kind {
+                FrameKind::Selection { inst, .. } => self.func.inst(inst).block.expect("placed"),
+                FrameKind::Loop { .. } => unreachable!("only selections forward"),
+            },
         };
         let mut fi = frame;
         while let Some(i) = fi {
