@@ -37,8 +37,9 @@
 //! definition with a region, a reachable terminator other than the plain branches in such
 //! a definition, or more lowerings than the definition had reachable blocks (upstream's
 //! iteration bound; never reached on valid input, as each lowering removes a region and
-//! only nested regions, of fewer blocks, can appear). Each counts in `error`; the
-//! regions of a refused definition count in `remaining_irreducible_region`.
+//! only nested regions, of fewer blocks, can appear). Each counts in `error`; on a
+//! refusal every irreducible region of the module counts in
+//! `remaining_irreducible_region` (nothing was lowered).
 //!
 //! **Upstream followed:** LuisaCompute `include/luisa/xir/passes/lower_irreducible_cfg.h`,
 //! `src/xir/passes/lower_irreducible_cfg.cpp` and `irreducible_cfg_analysis.{h,cpp}`
@@ -261,7 +262,7 @@ struct Lowered {
 }
 
 /// Lowers every irreducible region of `func` (which passed [`preflight`]).
-fn lower_function(func: &mut Function, g: &mut Globals<'_>) -> Result<Lowered, (Refusal, u64)> {
+fn lower_function(func: &mut Function, g: &mut Globals<'_>) -> Result<Lowered, Refusal> {
     let mut done = Lowered::default();
     let limit = Cfg::compute(func).rpo.len() as u64;
     loop {
@@ -271,14 +272,11 @@ fn lower_function(func: &mut Function, g: &mut Globals<'_>) -> Result<Lowered, (
             return Ok(done);
         };
         if done.regions >= limit {
-            return Err((Refusal::IterationLimit, regions.len() as u64));
+            return Err(Refusal::IterationLimit);
         }
         if r.entries.contains(&func.body.expect("definition")) {
             // Not reachable on a reachable-only analysis (see the header); fail closed.
-            return Err((
-                Refusal::Block(r.entries[0], "is in a cycle through the function body"),
-                regions.len() as u64,
-            ));
+            return Err(Refusal::Block(r.entries[0], "is in a cycle through the function body"));
         }
         done.edges += lower_region(func, g, &cfg, r);
         done.regions += 1;
@@ -330,16 +328,21 @@ impl Pass for LowerIrreducibleCfg {
         let mut c = LowerIrreducibleCfgCounters::default();
         let mut todo: Vec<FuncId> = Vec::new();
         let mut first: Option<(FuncId, Refusal)> = None;
+        // Irreducible regions of the module as it is (all of them remain on a refusal).
+        let mut found = 0u64;
         for &f in &module.func_order {
             if module.func(f).body.is_none() {
                 continue;
             }
             match preflight(module.func(f)) {
                 Ok(regions) if regions.is_empty() => {}
-                Ok(_) => todo.push(f),
+                Ok(regions) => {
+                    found += regions.len() as u64;
+                    todo.push(f);
+                }
                 Err((why, left)) => {
                     c.error += 1;
-                    c.remaining_irreducible_region += left;
+                    found += left;
                     first.get_or_insert((f, why));
                 }
             }
@@ -357,9 +360,8 @@ impl Pass for LowerIrreducibleCfg {
                         c.created_edge_block += n.edges;
                         lowered.push((f, copy));
                     }
-                    Err((why, left)) => {
+                    Err(why) => {
                         c.error += 1;
-                        c.remaining_irreducible_region += left;
                         first = Some((f, why));
                         break;
                     }
@@ -379,6 +381,7 @@ impl Pass for LowerIrreducibleCfg {
             c.created_dispatch_block = 0;
             c.created_edge_block = 0;
         }
+        c.remaining_irreducible_region = found;
         let (f, why) = first.expect("set above");
         let func = describe_function(module, f);
         let reason = match why {
