@@ -517,8 +517,7 @@ pub(super) fn canonicalize_loops(
                         .collect();
                     func.remove_insts(&allocas);
                     for (k, a) in allocas.iter().enumerate() {
-                        func.blocks[ph].insts.insert(k, *a);
-                        func.insts[*a].block = Some(ph);
+                        func.place_inst_at(ph, k, *a);
                     }
                     func.body = Some(ph);
                 }

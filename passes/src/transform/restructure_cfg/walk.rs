@@ -7,7 +7,7 @@ use super::regions::is_marker;
 use super::{Failure, Limits, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
-use xir_ir::entity::EntityRef;
+use xir_ir::function::Savepoint;
 use xir_ir::{BlockId, Function, InstId, SecondaryMap, Value};
 
 /// A construct on the walk's stack.
@@ -89,12 +89,10 @@ pub(super) struct Walker<'f> {
     designated_merge: SecondaryMap<BlockId, Option<BlockId>>,
     designated_for: SecondaryMap<BlockId, Option<BlockId>>,
     constructs: u64,
-    /// Undo log (so that a walk asking for a guard can be rolled back without a copy of
-    /// the definition): the arena and layout sizes when the walk began, and the original
-    /// of each existing instruction it edited (only terminators), once each.
-    start: (usize, usize, usize),
-    journal: Vec<(InstId, InstData)>,
-    journaled: SecondaryMap<InstId, bool>,
+    /// Undo point (so that a walk asking for a guard can be rolled back without a copy
+    /// of the definition): the function's undo log keeps the original of each existing
+    /// instruction the walk edits (only terminators) and drops what it created.
+    savepoint: Option<Savepoint>,
 }
 
 impl<'f> Walker<'f> {
@@ -134,13 +132,11 @@ impl<'f> Walker<'f> {
             designated_merge[h] = Some(d);
             designated_for[d] = Some(h);
         }
-        let start = (func.blocks.len(), func.insts.len(), func.block_order.len());
+        let savepoint = Some(func.savepoint());
         Walker {
             designated_merge,
             designated_for,
-            start,
-            journal: Vec::new(),
-            journaled: SecondaryMap::with_default(false),
+            savepoint,
             func,
             cfg,
             dom,
@@ -156,32 +152,25 @@ impl<'f> Walker<'f> {
         }
     }
 
-    /// An existing instruction to edit, its original kept for [`Self::undo`].
+    /// An existing instruction to edit (the function's undo log keeps its original for
+    /// [`Self::undo`]).
     fn edit(&mut self, i: InstId) -> &mut InstData {
-        if i.index() < self.start.1 && !std::mem::replace(&mut self.journaled[i], true) {
-            self.journal.push((i, self.func.inst(i).clone()));
-        }
         self.func.inst_mut(i)
     }
 
     /// Puts the definition back as it was when the walk began: the edited instructions
     /// get their originals back, and the blocks and instructions the walk created are
-    /// dropped (it only appends them, and never edits an existing block's list).
-    pub(super) fn undo(self) {
-        let (blocks, insts, order) = self.start;
-        for (i, d) in self.journal.into_iter().rev() {
-            *self.func.inst_mut(i) = d;
-        }
-        while self.func.block_order.len() > order {
-            self.func.block_order.remove(self.func.block_order.len() - 1);
-        }
-        self.func.blocks.truncate(blocks);
-        self.func.insts.truncate(insts);
+    /// dropped.
+    pub(super) fn undo(mut self) {
+        let sp = self.savepoint.take().expect("one undo or into_cfg");
+        self.func.rollback_to(sp);
     }
 
     /// The CFG the walk began with: its unreachable blocks are still unreachable (the
     /// walk never makes an unreachable block reachable).
-    pub(super) fn into_cfg(self) -> Cfg {
+    pub(super) fn into_cfg(mut self) -> Cfg {
+        let sp = self.savepoint.take().expect("one undo or into_cfg");
+        self.func.release(sp);
         self.cfg
     }
 
