@@ -118,6 +118,12 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::SlpVectorization => (Source::Large, &[]),
         DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
         DirectPass::Sccp => (Source::Plain, &[]),
+        // Generated CFGs are reducible: this measures the region analysis (the SCC
+        // decomposition of the destructured CFG), which finds none.
+        DirectPass::LowerIrreducibleCfg => (
+            Source::Large,
+            &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
+        ),
         DirectPass::RestructureCfg => (
             Source::Large,
             &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
@@ -183,6 +189,7 @@ measured! {
     measured_pass_if_conversion: IfConversion,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
+    measured_pass_lower_irreducible_cfg: LowerIrreducibleCfg,
     measured_pass_restructure_cfg: RestructureCfg,
     measured_pass_autodiff: Autodiff,
     measured_pass_promote_ref_arg: PromoteRefArg,

@@ -38,6 +38,7 @@ crate::pass_registry! {
         local_load_elimination::LocalLoadElimination,
         local_store_forward::LocalStoreForward,
         lower_break_continue::LowerBreakContinue,
+        lower_irreducible_cfg::LowerIrreducibleCfg,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
@@ -92,10 +93,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "loop-vectorization",
         "Vectorizes simple loops (opt-in, plain CFG).",
-    ),
-    (
-        "lower-irreducible-cfg",
-        "Makes irreducible control flow reducible.",
     ),
     (
         "lower-ray-query-handler-graph",

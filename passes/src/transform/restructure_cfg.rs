@@ -33,10 +33,15 @@
 //!    target all of whose predecessors are in the loop joins it, a small exit block
 //!    shared with outside code is copied, and a whole loop entered only from this one
 //!    (code after a `break` that loops on its own, e.g. an inner loop on the outer loop's
-//!    break path) is adopted as a child. An edge still leaving two loops at once is a
-//!    multi-level break: its target joins the innermost loop that holds all its
-//!    predecessors (code after the inner loop's `break`) when it heads no loop, and is
-//!    refused otherwise. Each header gets a
+//!    break path) is adopted as a child. An edge still leaving `k ≥ 2` loops at once is
+//!    a multi-level break: its target joins the innermost loop that holds all its
+//!    predecessors (code after the inner loop's `break`) when it heads no loop;
+//!    otherwise the edge leaves one loop at a time through a chain of `k - 1`
+//!    trampolines, one in each enclosing loop it leaves (shared per loop and target),
+//!    so every loop then leaves to its own merge and a trampoline, and the guard above
+//!    dispatches at each loop's merge: break again (the next trampoline) or continue /
+//!    go on to the target. SPIR-V's exit rules are not loosened: each `break` still
+//!    leaves one loop. Each header gets a
 //!    dedicated preheader (its single outside predecessor when that ends in `br`, a new
 //!    block otherwise; a new body block when the header is the body, taking its allocas).
 //!    The preheader's `br` becomes `loop prepare H, body B, update U, merge M` when the
@@ -399,7 +404,7 @@ pub fn restructure_function(
     let mut attempts = 0u64;
     let cfg = loop {
         let mut walked = Restructured::default();
-        let mut w = Walker::new(func, graph, loops.clone(), limits);
+        let mut w = Walker::new(func, graph, loops.clone(), limits, guards.designated_merges());
         match w.run(&mut walked) {
             Ok(()) => {
                 n.loops += walked.loops;

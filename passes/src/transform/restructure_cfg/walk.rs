@@ -84,6 +84,10 @@ pub(super) struct Walker<'f> {
     /// `FrameKind::Selection::forwards`), for a guard that replaces that merge.
     forwarded: Vec<Vec<BlockId>>,
     limits: Limits,
+    /// Guard dispatch blocks made as a selection's new merge (`guards.rs`,
+    /// `Via::NewMerge`): selection block → dispatch block, and back.
+    designated_merge: SecondaryMap<BlockId, Option<BlockId>>,
+    designated_for: SecondaryMap<BlockId, Option<BlockId>>,
     constructs: u64,
     /// Undo point (so that a walk asking for a guard can be rolled back without a copy
     /// of the definition): the function's undo log keeps the original of each existing
@@ -98,6 +102,7 @@ impl<'f> Walker<'f> {
         (cfg, dom): (Cfg, DomTree),
         loops: Vec<LoopInfo>,
         limits: Limits,
+        designated: &[(BlockId, BlockId)],
     ) -> Self {
         let mut preheader_of = SecondaryMap::with_default(NONE);
         let mut loop_role = SecondaryMap::with_default(false);
@@ -121,8 +126,16 @@ impl<'f> Walker<'f> {
                 }
             }
         }
+        let mut designated_merge = SecondaryMap::with_default(None);
+        let mut designated_for = SecondaryMap::with_default(None);
+        for &(h, d) in designated {
+            designated_merge[h] = Some(d);
+            designated_for[d] = Some(h);
+        }
         let savepoint = Some(func.savepoint());
         Walker {
+            designated_merge,
+            designated_for,
             savepoint,
             func,
             cfg,
@@ -326,8 +339,21 @@ impl<'f> Walker<'f> {
             .children(x)
             .iter()
             .copied()
-            .filter(|&c| !self.loop_role[c] && self.fwd_preds[c].0 >= 2)
+            .filter(|&c| {
+                !self.loop_role[c]
+                    && self.fwd_preds[c].0 >= 2
+                    && self.designated_for[c].is_none_or(|h| h == x)
+            })
             .collect();
+        // A dispatch block made as this selection's merge, reached only through a
+        // nested construct (so no dominator-tree child of `x`).
+        if joins.is_empty()
+            && let Some(d) = self.designated_merge[x]
+            && self.cfg.is_reachable(d)
+            && self.dom.dominates(x, d)
+        {
+            joins.push(d);
+        }
         if joins.len() > 1 {
             // The earliest join stays the merge; the paths into a later one that do not
             // pass the merge can reach it through a guard at the merge.
@@ -607,6 +633,10 @@ impl<'f> Walker<'f> {
         let new_merge = |(i, target): (usize, BlockId)| Via::NewMerge {
             forwarded: self.forwarded[i].clone(),
             target,
+            header: match self.frames[i].kind {
+                FrameKind::Selection { inst, .. } => self.func.inst(inst).block.expect("placed"),
+                FrameKind::Loop { .. } => unreachable!("only selections forward"),
+            },
         };
         let mut fi = frame;
         while let Some(i) = fi {
@@ -630,7 +660,17 @@ impl<'f> Walker<'f> {
                         _ => via = Some(m),
                     },
                     (None, Some(_), Some(t)) => {
-                        blocked.get_or_insert((i, t));
+                        // The innermost such construct, unless a switch further out
+                        // has one too: only the switch stops a `br` out of the `if`
+                        // (a new merge for the `if` alone would leave the edge inside
+                        // the switch, and the rerun would ask again, without end).
+                        let switch = matches!(self.frames[i].kind, FrameKind::Selection { switch: true, .. });
+                        let inner_is_if = blocked.is_some_and(|(b, _)| {
+                            matches!(self.frames[b].kind, FrameKind::Selection { switch: false, .. })
+                        });
+                        if blocked.is_none() || (switch && inner_is_if) {
+                            blocked = Some((i, t));
+                        }
                     }
                     _ => {}
                 },
