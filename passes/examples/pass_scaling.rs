@@ -77,6 +77,7 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::LowerBreakContinue
         | DirectPass::EarlyReturnElimination
         | DirectPass::LowerRayQueryToLoop
+        | DirectPass::LowerRayQueryToPipeline
         | DirectPass::ReconstructRayQueryLoop
         | DirectPass::Scalarizer
         | DirectPass::Sroa
@@ -201,6 +202,7 @@ measured! {
     measured_pass_clear_spirv_inactive_payloads: ClearSpirvInactivePayloads,
     measured_pass_early_return_elimination: EarlyReturnElimination,
     measured_pass_lower_ray_query_to_loop: LowerRayQueryToLoop,
+    measured_pass_lower_ray_query_to_pipeline: LowerRayQueryToPipeline,
     measured_pass_reconstruct_ray_query_loop: ReconstructRayQueryLoop,
     measured_pass_scalarizer: Scalarizer,
     measured_pass_sroa: Sroa,

@@ -70,6 +70,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs ray queries (refused by the interpreter)",
     ),
     (
+        "lower-ray-query-to-pipeline",
+        "needs a ray-query loop; the interpreter cannot trace rays (it refuses ray queries), so neither the loop nor the pipeline it becomes can run",
+    ),
+    (
         "trace-gep",
         "needs a `getelementptr` of a `getelementptr`; the generated kernels' locals are one level deep (scalars, `array<i32, 4>`, `struct { u32, f32 }`), so every GEP starts from an alloca (the corpus covers chains: corpus/passes/trace-gep)",
     ),

@@ -40,6 +40,7 @@ crate::pass_registry! {
         lower_break_continue::LowerBreakContinue,
         lower_irreducible_cfg::LowerIrreducibleCfg,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
+        lower_ray_query_to_pipeline::LowerRayQueryToPipeline,
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
         promote_ref_arg::PromoteRefArg,
@@ -105,10 +106,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "lower-ray-query-loop-to-loop",
         "Lowers ray-query loops to loops (older lowering).",
-    ),
-    (
-        "lower-ray-query-to-pipeline",
-        "Outlines ray-query handlers into a ray-query pipeline.",
     ),
     (
         "outline",
