@@ -401,7 +401,7 @@ mod tests {
     fn lookup_explains_failures() {
         let r = Registry::new(false);
         assert_eq!(
-            r.lookup("loop-fusion").unwrap_err(),
+            r.lookup("outline").unwrap_err(),
             LookupError::Unimplemented
         );
         assert_eq!(

@@ -37,6 +37,7 @@ crate::pass_registry! {
         licm::Licm,
         local_load_elimination::LocalLoadElimination,
         local_store_forward::LocalStoreForward,
+        loop_rotation::LoopRotation,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
@@ -80,10 +81,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "loop-fusion",
         "Fuses adjacent compatible loops (opt-in, plain CFG).",
-    ),
-    (
-        "loop-rotation",
-        "Rotates loops into do-while form (opt-in, plain CFG).",
     ),
     (
         "loop-unswitch",
