@@ -38,6 +38,7 @@ crate::pass_registry! {
         local_load_elimination::LocalLoadElimination,
         local_store_forward::LocalStoreForward,
         loop_rotation::LoopRotation,
+        loop_unswitch::LoopUnswitch,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
@@ -81,10 +82,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "loop-fusion",
         "Fuses adjacent compatible loops (opt-in, plain CFG).",
-    ),
-    (
-        "loop-unswitch",
-        "Hoists loop-invariant conditions out of loops.",
     ),
     (
         "loop-vectorization",

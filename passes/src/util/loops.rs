@@ -46,15 +46,20 @@ pub fn structured_refusal(module: &Module, pass: &str) -> Option<(u64, String)> 
 /// The natural loops of `func` in upstream's order: ascending number of blocks (inner
 /// loops before the loops around them), ties in header reverse post-order.
 pub fn natural_loops(func: &Function) -> Vec<LoopData> {
-    if func.body.is_none() {
-        return Vec::new();
-    }
+    loops_and_dom(func).0
+}
+
+/// [`natural_loops`] and the dominator tree they were found with.
+pub fn loops_and_dom(func: &Function) -> (Vec<LoopData>, DomTree) {
     let cfg = Cfg::compute(func);
     let dom = DomTree::compute(func, &cfg);
+    if func.body.is_none() {
+        return (Vec::new(), dom);
+    }
     let forest = LoopForest::compute(&cfg, &dom);
     let mut loops: Vec<LoopData> = forest.loops().map(|(_, l)| l.clone()).collect();
     loops.sort_by_key(|l| l.blocks.len());
-    loops
+    (loops, dom)
 }
 
 /// Whether `b` is a block of loop `l`.
