@@ -99,7 +99,6 @@ pub trait PassDecl: Sized {
 ///         counters: TypeCounters {
 ///             /// doc
 ///             report_key: Instructions,         // Nothing | Instructions | ControlFlow
-///             other_key: Nothing = "other-key",  // a key that is no identifier
 ///         }
 ///         internal { rewired_edge: ControlFlow, }     // optional, not published
 ///     }
@@ -114,7 +113,7 @@ macro_rules! declare_pass {
             $(options: [$($opt:expr),* $(,)?],)?
             $(create: $create:expr,)?
             counters: $counters:ident {
-                $($(#[$fm:meta])* $key:ident : $class:ident $(= $kname:literal)?),* $(,)?
+                $($(#[$fm:meta])* $key:ident : $class:ident),* $(,)?
             }
             $(internal {
                 $($(#[$im:meta])* $ikey:ident : $iclass:ident),* $(,)?
@@ -129,10 +128,10 @@ macro_rules! declare_pass {
         }
 
         impl $crate::declare::Counters for $counters {
-            const KEYS: &'static [&'static str] = &[$($crate::__key_name!($key $(, $kname)?)),*];
+            const KEYS: &'static [&'static str] = &[$(stringify!($key)),*];
             fn report(&self) -> $crate::pass::PassReport {
                 let mut r = $crate::pass::PassReport::with_keys(Self::KEYS);
-                $(r.set($crate::__key_name!($key $(, $kname)?), self.$key);)*
+                $(r.set(stringify!($key), self.$key);)*
                 r
             }
             fn changed(&self) -> $crate::pass::Changed {
@@ -168,19 +167,6 @@ macro_rules! declare_pass {
                 $crate::pass::Pass::run(&$crate::__pass_wrap!($kind, <$pass>::default()), module, cx)
             }
         }
-    };
-}
-
-/// A counter's report key: the field name, or the string after `=` where upstream's key
-/// is no Rust identifier (`loop-unswitch` publishes `unswitched-loop`).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __key_name {
-    ($key:ident) => {
-        stringify!($key)
-    };
-    ($key:ident, $name:literal) => {
-        $name
     };
 }
 

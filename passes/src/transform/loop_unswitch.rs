@@ -46,11 +46,12 @@
 //!
 //! **Preconditions:** plain CFG. **Refusals:** any function with structured control
 //! flow refuses the whole module untouched, counting those functions in
-//! `structured-cfg-error` (run `destructure-cfg` first).
+//! `structured_cfg_error` (run `destructure-cfg` first).
 //!
-//! **Report keys** (upstream's, hyphenated): `unswitched-loop`, `guarded-dynamic-loop`,
-//! `cloned-block`, `cloned-instruction`, `created-preheader` (2 per loop),
-//! `merged-live-out`, `structured-cfg-error`. **Changed:** a loop unswitched.
+//! **Report keys** (upstream's `unswitched-loop`, `guarded-dynamic-loop`, … with `_` for
+//! `-`, as every report key here is snake_case): `unswitched_loop`, `guarded_dynamic_loop`,
+//! `cloned_block`, `cloned_instruction`, `created_preheader` (2 per loop),
+//! `merged_live_out`, `structured_cfg_error`. **Changed:** a loop unswitched.
 //!
 //! **Example:**
 //! ```text
@@ -122,19 +123,19 @@ crate::declare_pass! {
         }),
         counters: LoopUnswitchCounters {
             /// Loops unswitched.
-            unswitched_loop_count: ControlFlow = "unswitched-loop",
+            unswitched_loop: ControlFlow,
             /// Of those, loops of unknown trip count behind an entry guard.
-            guarded_dynamic_loop_count: Nothing = "guarded-dynamic-loop",
+            guarded_dynamic_loop: Nothing,
             /// Blocks cloned.
-            cloned_block_count: Nothing = "cloned-block",
+            cloned_block: Nothing,
             /// Instructions cloned (phis and terminators included).
-            cloned_instruction_count: Nothing = "cloned-instruction",
+            cloned_instruction: Nothing,
             /// Preheaders created (two per loop).
-            created_preheader_count: Nothing = "created-preheader",
+            created_preheader: Nothing,
             /// Loop values used after the loop, merged by a new exit phi.
-            merged_live_out_count: Nothing = "merged-live-out",
+            merged_live_out: Nothing,
             /// Functions with structured control flow (the module is refused).
-            structured_cfg_error_count: Nothing = "structured-cfg-error",
+            structured_cfg_error: Nothing,
         }
     }
 }
@@ -143,7 +144,7 @@ impl Pass for LoopUnswitch {
     fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {
         let mut c = LoopUnswitchCounters::default();
         if let Some((n, why)) = structured_refusal(module, "loop-unswitch") {
-            c.structured_cfg_error_count = n;
+            c.structured_cfg_error = n;
             return Ok(PassRun::refused(why, c.report()));
         }
         for f in module.func_order.clone() {
@@ -502,11 +503,11 @@ fn transform(module: &mut Module, f: FuncId, p: &Plan, c: &mut LoopUnswitchCount
         for &(user, k) in uses {
             rw.set_operand(user, k, merged);
         }
-        c.merged_live_out_count += 1;
+        c.merged_live_out += 1;
     }
-    c.unswitched_loop_count += 1;
-    c.guarded_dynamic_loop_count += u64::from(entry_guard.is_some());
-    c.cloned_block_count += p.blocks.len() as u64;
-    c.cloned_instruction_count += p.instructions;
-    c.created_preheader_count += 2;
+    c.unswitched_loop += 1;
+    c.guarded_dynamic_loop += u64::from(entry_guard.is_some());
+    c.cloned_block += p.blocks.len() as u64;
+    c.cloned_instruction += p.instructions;
+    c.created_preheader += 2;
 }

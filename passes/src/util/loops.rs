@@ -69,7 +69,8 @@ pub fn in_loop(l: &LoopData, b: BlockId) -> bool {
 
 /// Whether loop `l` holds the header of another loop of `all` (is not innermost).
 pub fn has_nested_loop(l: &LoopData, all: &[LoopData]) -> bool {
-    all.iter().any(|o| o.header != l.header && in_loop(l, o.header))
+    all.iter()
+        .any(|o| o.header != l.header && in_loop(l, o.header))
 }
 
 /// The block of the instruction defining `v` inside `func`, if `v` is a placed
@@ -138,7 +139,10 @@ pub fn is_int(k: ScalarKind) -> bool {
 
 /// Whether `k` is signed.
 fn is_signed(k: ScalarKind) -> bool {
-    matches!(k, ScalarKind::I8 | ScalarKind::I16 | ScalarKind::I32 | ScalarKind::I64)
+    matches!(
+        k,
+        ScalarKind::I8 | ScalarKind::I16 | ScalarKind::I32 | ScalarKind::I64
+    )
 }
 
 /// Whether `start + trip * stride` stays within the range of `k` (the recurrence does
@@ -168,7 +172,9 @@ pub fn analyze_bounds(module: &Module, f: FuncId, l: &LoopData) -> Option<LoopBo
     let func = module.func(f);
     let preheader = l.preheader?;
     let [latch] = l.latches[..] else { return None };
-    let [(from, _)] = l.exiting_edges[..] else { return None };
+    let [(from, _)] = l.exiting_edges[..] else {
+        return None;
+    };
     if from != l.header {
         return None;
     }
@@ -179,7 +185,9 @@ pub fn analyze_bounds(module: &Module, f: FuncId, l: &LoopData) -> Option<LoopBo
         if !d.is_phi() {
             break;
         }
-        let Some(k) = d.ty.and_then(|t| module.types.scalar_kind(t)) else { continue };
+        let Some(k) = d.ty.and_then(|t| module.types.scalar_kind(t)) else {
+            continue;
+        };
         if !is_int(k) || d.phi_len() != 2 {
             continue;
         }
@@ -191,7 +199,9 @@ pub fn analyze_bounds(module: &Module, f: FuncId, l: &LoopData) -> Option<LoopBo
                 rec = Some(v);
             }
         }
-        let (Some(start), Some(Value::Inst(rec))) = (start, rec) else { continue };
+        let (Some(start), Some(Value::Inst(rec))) = (start, rec) else {
+            continue;
+        };
         let r = &func.insts[rec];
         if !matches!(r.kind, InstKind::Arithmetic(ArithmeticOp::BinaryAdd))
             || r.operands.len() != 2
@@ -219,9 +229,13 @@ pub fn analyze_bounds(module: &Module, f: FuncId, l: &LoopData) -> Option<LoopBo
     if !matches!(td.kind, InstKind::ConditionalBranch) {
         return None;
     }
-    let Value::Inst(cmp) = td.operands[0] else { return None };
+    let Value::Inst(cmp) = td.operands[0] else {
+        return None;
+    };
     let cd = &func.insts[cmp];
-    let InstKind::Arithmetic(cmp_op) = cd.kind else { return None };
+    let InstKind::Arithmetic(cmp_op) = cd.kind else {
+        return None;
+    };
     use ArithmeticOp as A;
     if !matches!(
         cmp_op,
@@ -257,8 +271,11 @@ pub fn analyze_bounds(module: &Module, f: FuncId, l: &LoopData) -> Option<LoopBo
         (t_in && cmp_op == A::BinaryGreater) || (!t_in && cmp_op == A::BinaryLessEqual)
     };
     let mut trip_count = None;
-    if let (Some(s), Some(st), Some(b)) = (int_constant(module, start), stride, int_constant(module, bound))
-        && strict_less
+    if let (Some(s), Some(st), Some(b)) = (
+        int_constant(module, start),
+        stride,
+        int_constant(module, bound),
+    ) && strict_less
         && st > 0
     {
         if b <= s {
