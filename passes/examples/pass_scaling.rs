@@ -117,7 +117,10 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::IndvarSimplify
         | DirectPass::FuseConsecutiveBufferReads
         | DirectPass::SlpVectorization => (Source::Large, &[]),
-        DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
+        // Plain-CFG passes: the generated module destructured (its loops become natural loops).
+        DirectPass::IfConversion | DirectPass::LoopRotation | DirectPass::LoopUnswitch => {
+            (Source::Large, &[DirectPass::DestructureCfg])
+        }
         DirectPass::Sccp => (Source::Plain, &[]),
         // Generated CFGs are reducible: this measures the region analysis (the SCC
         // decomposition of the destructured CFG), which finds none.
@@ -188,6 +191,8 @@ measured! {
     measured_pass_fuse_consecutive_buffer_reads: FuseConsecutiveBufferReads,
     measured_pass_slp_vectorization: SlpVectorization,
     measured_pass_if_conversion: IfConversion,
+    measured_pass_loop_rotation: LoopRotation,
+    measured_pass_loop_unswitch: LoopUnswitch,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_lower_irreducible_cfg: LowerIrreducibleCfg,

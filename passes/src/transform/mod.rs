@@ -37,6 +37,8 @@ crate::pass_registry! {
         licm::Licm,
         local_load_elimination::LocalLoadElimination,
         local_store_forward::LocalStoreForward,
+        loop_rotation::LoopRotation,
+        loop_unswitch::LoopUnswitch,
         lower_break_continue::LowerBreakContinue,
         lower_irreducible_cfg::LowerIrreducibleCfg,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
@@ -82,14 +84,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "loop-fusion",
         "Fuses adjacent compatible loops (opt-in, plain CFG).",
-    ),
-    (
-        "loop-rotation",
-        "Rotates loops into do-while form (opt-in, plain CFG).",
-    ),
-    (
-        "loop-unswitch",
-        "Hoists loop-invariant conditions out of loops.",
     ),
     (
         "loop-vectorization",
