@@ -54,6 +54,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs a prepare-block phi recurrence nothing reads (generated structured loops keep their counters in locals) or a plain-CFG counted loop multiplying its counter by a constant (generated loops never do); its corpus files run both rewrites before/after",
     ),
     (
+        "select-factor",
+        "needs a `select` whose two arms are single-use results of the same op differing in one operand (generated selects pick their arms among values already used elsewhere); its corpus files run scalar, chained and bool-vector factorings before/after",
+    ),
+    (
         "slp-vectorization",
         "needs adjacent stores of one lane-wise op into consecutive elements of a local array (generated kernels never store that way); its corpus file runs it before/after",
     ),
