@@ -89,6 +89,7 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         DirectPass::AlgebraicSimplify
         | DirectPass::DivRemPairs
         | DirectPass::Reassociate
+        | DirectPass::SelectFactor
         | DirectPass::SimplifyLibcalls => (Source::Large, &[]),
         // The post-restructure boundary of spirv-post-restructure.
         DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
@@ -219,6 +220,7 @@ measured! {
     measured_pass_local_load_elimination: LocalLoadElimination,
     measured_pass_dead_store_elimination: DeadStoreElimination,
     measured_pass_trace_gep: TraceGep,
+    measured_pass_select_factor: SelectFactor,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

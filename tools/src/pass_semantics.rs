@@ -62,6 +62,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs an irreducible CFG (a cycle entered at several blocks); generated kernels are built from structured constructs, so their plain CFGs are reducible; its corpus files (corpus/passes/lower-irreducible-cfg) run lowered regions before/after",
     ),
     (
+        "select-factor",
+        "needs a `select` whose two arms are single-use results of the same op differing in one operand (generated selects pick their arms among values already used elsewhere); its corpus files run scalar, chained and bool-vector factorings before/after",
+    ),
+    (
         "slp-vectorization",
         "needs adjacent stores of one lane-wise op into consecutive elements of a local array (generated kernels never store that way); its corpus file runs it before/after",
     ),

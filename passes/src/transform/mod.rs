@@ -51,6 +51,7 @@ crate::pass_registry! {
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         scalarizer::Scalarizer,
+        select_factor::SelectFactor,
         sccp::Sccp,
         simplify_cfg::SimplifyCfg,
         simplify_libcalls::SimplifyLibcalls,
@@ -105,7 +106,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "outline",
         "Outlining (an explicit unsupported no-op upstream).",
     ),
-    ("select-factor", "Factors common operands out of selects."),
     (
         "transpose-gep",
         "Reorders GEP indices over transposed layouts.",
