@@ -181,7 +181,7 @@ impl Pass for InlineAll {
             }
             let after = CallGraph::compute(m);
             for f in leaves {
-                if after.sites_of(f).next().is_none() && !after.escaping.contains(&f) {
+                if after.sites_of(f).next().is_none() && !after.is_escaping(f) {
                     m.remove_function(f);
                     c.removed_callable += 1;
                 }
