@@ -91,6 +91,7 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         DirectPass::AlgebraicSimplify
         | DirectPass::DivRemPairs
         | DirectPass::Reassociate
+        | DirectPass::SelectFactor
         | DirectPass::SimplifyLibcalls => (Source::Large, &[]),
         // The post-restructure boundary of spirv-post-restructure.
         DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
@@ -119,8 +120,17 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::IndvarSimplify
         | DirectPass::FuseConsecutiveBufferReads
         | DirectPass::SlpVectorization => (Source::Large, &[]),
-        DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
+        // Plain-CFG passes: the generated module destructured (its loops become natural loops).
+        DirectPass::IfConversion | DirectPass::LoopRotation | DirectPass::LoopUnswitch => {
+            (Source::Large, &[DirectPass::DestructureCfg])
+        }
         DirectPass::Sccp => (Source::Plain, &[]),
+        // Generated CFGs are reducible: this measures the region analysis (the SCC
+        // decomposition of the destructured CFG), which finds none.
+        DirectPass::LowerIrreducibleCfg => (
+            Source::Large,
+            &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
+        ),
         DirectPass::RestructureCfg => (
             Source::Large,
             &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
@@ -184,8 +194,11 @@ measured! {
     measured_pass_fuse_consecutive_buffer_reads: FuseConsecutiveBufferReads,
     measured_pass_slp_vectorization: SlpVectorization,
     measured_pass_if_conversion: IfConversion,
+    measured_pass_loop_rotation: LoopRotation,
+    measured_pass_loop_unswitch: LoopUnswitch,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
+    measured_pass_lower_irreducible_cfg: LowerIrreducibleCfg,
     measured_pass_restructure_cfg: RestructureCfg,
     measured_pass_autodiff: Autodiff,
     measured_pass_promote_ref_arg: PromoteRefArg,
@@ -211,6 +224,7 @@ measured! {
     measured_pass_local_load_elimination: LocalLoadElimination,
     measured_pass_dead_store_elimination: DeadStoreElimination,
     measured_pass_trace_gep: TraceGep,
+    measured_pass_select_factor: SelectFactor,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {
