@@ -277,13 +277,17 @@ fn main() {
         return;
     }
     println!(
-        "| shape | blocks | restructure-cfg: loops / ifs / switches | time | ns/block | page faults/block | destructure-cfg: constructs | time | ns/block |"
+        "| shape | blocks | restructure-cfg: loops / ifs / switches | time | ns/block | page faults/block | destructure-cfg: constructs | time | ns/block | verifier (baseline) ns/block |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for &shape in &shapes {
         for &n in &sizes {
             let mut m = generate(shape, n);
+            // The verifier's walk over the input: the baseline for the time per block
+            // of a linear pass over the same IR (docs/passes-perf.md).
+            let t = Instant::now();
             assert!(measured_verify(&m, &VerifyOptions::default()));
+            let vt = t.elapsed();
             let blocks = m.func(m.func_order[0]).block_order.len();
             let pass = RestructureCfg {
                 in_place: false,
@@ -311,7 +315,7 @@ fn main() {
             assert!(measured_verify(&m, &VerifyOptions::default()));
             let dn: u64 = d.report.entries().iter().map(|e| e.1).sum();
             println!(
-                "| {shape:?} | {blocks} | {} / {} / {} | {:.1} ms | {:.0} | {:.2} | {dn} | {:.1} ms | {:.0} |",
+                "| {shape:?} | {blocks} | {} / {} / {} | {:.1} ms | {:.0} | {:.2} | {dn} | {:.1} ms | {:.0} | {:.0} |",
                 get("restructured_loop"),
                 get("restructured_if"),
                 get("restructured_switch"),
@@ -320,6 +324,7 @@ fn main() {
                 faults as f64 / blocks as f64,
                 dt.as_secs_f64() * 1e3,
                 dt.as_nanos() as f64 / blocks as f64,
+                vt.as_nanos() as f64 / blocks as f64,
             );
         }
     }

@@ -54,8 +54,16 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs a prepare-block phi recurrence nothing reads (generated structured loops keep their counters in locals) or a plain-CFG counted loop multiplying its counter by a constant (generated loops never do); its corpus files run both rewrites before/after",
     ),
     (
+        "loop-unswitch",
+        "needs a read-only innermost loop (no store, buffer write or barrier) branching on a value defined before it; generated loops write in their bodies (1,000 kernels, also with guarded-dynamic-trip and no size bound: 0 changed); its corpus files run constant-trip, guarded dynamic-trip, exit-phi and two-loop cases before/after",
+    ),
+    (
         "lower-irreducible-cfg",
         "needs an irreducible CFG (a cycle entered at several blocks); generated kernels are built from structured constructs, so their plain CFGs are reducible; its corpus files (corpus/passes/lower-irreducible-cfg) run lowered regions before/after",
+    ),
+    (
+        "select-factor",
+        "needs a `select` whose two arms are single-use results of the same op differing in one operand (generated selects pick their arms among values already used elsewhere); its corpus files run scalar, chained and bool-vector factorings before/after",
     ),
     (
         "slp-vectorization",
@@ -68,6 +76,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
     (
         "reconstruct-ray-query-loop",
         "needs ray queries (refused by the interpreter)",
+    ),
+    (
+        "lower-ray-query-to-pipeline",
+        "needs a ray-query loop; the interpreter cannot trace rays (it refuses ray queries), so neither the loop nor the pipeline it becomes can run",
     ),
     (
         "trace-gep",

@@ -103,10 +103,12 @@
 //! **Preconditions:** phi-free (run `reg2mem` first), reducible, plain CFG apart from
 //! `autodiff` / `outline` regions; checked by step 1, which refuses otherwise.
 //!
-//! **Modes** (`mode=`): `transactional` (default) transforms a copy of each definition,
-//! verifies it and commits the whole module only when every definition succeeded; any
-//! failure leaves the module byte-identical (a refusal). `in-place-discardable` transforms
-//! the definitions themselves (no copies, as SPIR-V's pipeline asks); a failure after the
+//! **Modes** (`mode=`): `transactional` (default) transforms each definition in place
+//! under its undo log (`Function::begin_journal`: the original of every instruction and
+//! block record it changes is kept, no copy of the definition), verifies it and commits the
+//! whole module only when every definition succeeded; any failure rolls every definition
+//! back and leaves the module byte-identical (a refusal). `in-place-discardable` transforms
+//! the definitions without a log (as SPIR-V's pipeline asks); a failure after the
 //! preflight is then a hard error and the module must be discarded. Failures found by the
 //! preflight are refusals in both modes.
 //!
