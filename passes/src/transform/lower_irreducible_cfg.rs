@@ -93,7 +93,7 @@ crate::declare_pass! {
             created_dispatch_block: ControlFlow,
             /// Edge blocks created (one per entry edge).
             created_edge_block: ControlFlow,
-            /// Irreducible regions left (in refused definitions).
+            /// Irreducible regions left (on a refusal: all of the module's).
             remaining_irreducible_region: Nothing,
             /// Unsupported input (refusal).
             error: Nothing,
