@@ -117,9 +117,10 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::FuseConsecutiveBufferReads
         | DirectPass::SlpVectorization => (Source::Large, &[]),
         // Plain-CFG passes: the generated module destructured (its loops become natural loops).
-        DirectPass::IfConversion | DirectPass::LoopRotation | DirectPass::LoopUnswitch => {
-            (Source::Large, &[DirectPass::DestructureCfg])
-        }
+        DirectPass::IfConversion
+        | DirectPass::LoopRotation
+        | DirectPass::LoopUnswitch
+        | DirectPass::LoopFusion => (Source::Large, &[DirectPass::DestructureCfg]),
         DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
             Source::Large,
@@ -185,6 +186,7 @@ measured! {
     measured_pass_slp_vectorization: SlpVectorization,
     measured_pass_if_conversion: IfConversion,
     measured_pass_loop_rotation: LoopRotation,
+    measured_pass_loop_fusion: LoopFusion,
     measured_pass_loop_unswitch: LoopUnswitch,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,

@@ -37,6 +37,7 @@ crate::pass_registry! {
         licm::Licm,
         local_load_elimination::LocalLoadElimination,
         local_store_forward::LocalStoreForward,
+        loop_fusion::LoopFusion,
         loop_rotation::LoopRotation,
         loop_unswitch::LoopUnswitch,
         lower_break_continue::LowerBreakContinue,
@@ -78,10 +79,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
-    ),
-    (
-        "loop-fusion",
-        "Fuses adjacent compatible loops (opt-in, plain CFG).",
     ),
     (
         "loop-vectorization",
