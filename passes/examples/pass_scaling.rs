@@ -120,7 +120,8 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         DirectPass::IfConversion
         | DirectPass::LoopRotation
         | DirectPass::LoopUnswitch
-        | DirectPass::LoopFusion => (Source::Large, &[DirectPass::DestructureCfg]),
+        | DirectPass::LoopFusion
+        | DirectPass::LoopVectorization => (Source::Large, &[DirectPass::DestructureCfg]),
         DirectPass::Sccp => (Source::Plain, &[]),
         DirectPass::RestructureCfg => (
             Source::Large,
@@ -188,6 +189,7 @@ measured! {
     measured_pass_loop_rotation: LoopRotation,
     measured_pass_loop_fusion: LoopFusion,
     measured_pass_loop_unswitch: LoopUnswitch,
+    measured_pass_loop_vectorization: LoopVectorization,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_restructure_cfg: RestructureCfg,

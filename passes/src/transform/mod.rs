@@ -40,6 +40,7 @@ crate::pass_registry! {
         loop_fusion::LoopFusion,
         loop_rotation::LoopRotation,
         loop_unswitch::LoopUnswitch,
+        loop_vectorization::LoopVectorization,
         lower_break_continue::LowerBreakContinue,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
         mem2reg::Mem2Reg,
@@ -79,10 +80,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
-    ),
-    (
-        "loop-vectorization",
-        "Vectorizes simple loops (opt-in, plain CFG).",
     ),
     (
         "lower-irreducible-cfg",
