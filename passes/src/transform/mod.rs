@@ -42,7 +42,9 @@ crate::pass_registry! {
         loop_unswitch::LoopUnswitch,
         loop_vectorization::LoopVectorization,
         lower_break_continue::LowerBreakContinue,
+        lower_irreducible_cfg::LowerIrreducibleCfg,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
+        lower_ray_query_to_pipeline::LowerRayQueryToPipeline,
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
         promote_ref_arg::PromoteRefArg,
@@ -51,6 +53,7 @@ crate::pass_registry! {
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         scalarizer::Scalarizer,
+        select_factor::SelectFactor,
         sccp::Sccp,
         simplify_cfg::SimplifyCfg,
         simplify_libcalls::SimplifyLibcalls,
@@ -82,10 +85,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Normalizes integer alignment arithmetic.",
     ),
     (
-        "lower-irreducible-cfg",
-        "Makes irreducible control flow reducible.",
-    ),
-    (
         "lower-ray-query-handler-graph",
         "Lowers ray-query handler graphs.",
     ),
@@ -98,14 +97,9 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Lowers ray-query loops to loops (older lowering).",
     ),
     (
-        "lower-ray-query-to-pipeline",
-        "Outlines ray-query handlers into a ray-query pipeline.",
-    ),
-    (
         "outline",
         "Outlining (an explicit unsupported no-op upstream).",
     ),
-    ("select-factor", "Factors common operands out of selects."),
     (
         "transpose-gep",
         "Reorders GEP indices over transposed layouts.",
