@@ -369,7 +369,7 @@ fn plan(module: &Module, f: FuncId, l: &LoopData) -> Option<Plan> {
         return None;
     }
     let mut header_scalar = Vec::new();
-    if trip % u64::from(vf) != 0 {
+    if !trip.is_multiple_of(u64::from(vf)) {
         if reduction.is_some() || int_constant(module, b.start).is_none() {
             return None;
         }
@@ -495,7 +495,7 @@ fn peel(rw: &mut Rewriter<'_>, p: &Plan, c: &mut LoopVectorizationCounters) {
 
 fn vectorize(module: &mut Module, f: FuncId, p: &Plan, c: &mut LoopVectorizationCounters) {
     let mut rw = Rewriter::for_module(module, f);
-    if p.trip % u64::from(p.vf) != 0 {
+    if !p.trip.is_multiple_of(u64::from(p.vf)) {
         peel(&mut rw, p, c);
     }
     let at = InsertPoint::Before(rw.terminator(p.compute).expect("terminated"));
