@@ -121,9 +121,11 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::FuseConsecutiveBufferReads
         | DirectPass::SlpVectorization => (Source::Large, &[]),
         // Plain-CFG passes: the generated module destructured (its loops become natural loops).
-        DirectPass::IfConversion | DirectPass::LoopRotation | DirectPass::LoopUnswitch => {
-            (Source::Large, &[DirectPass::DestructureCfg])
-        }
+        DirectPass::IfConversion
+        | DirectPass::LoopRotation
+        | DirectPass::LoopUnswitch
+        | DirectPass::LoopFusion
+        | DirectPass::LoopVectorization => (Source::Large, &[DirectPass::DestructureCfg]),
         DirectPass::Sccp => (Source::Plain, &[]),
         // Generated CFGs are reducible: this measures the region analysis (the SCC
         // decomposition of the destructured CFG), which finds none.
@@ -195,7 +197,9 @@ measured! {
     measured_pass_slp_vectorization: SlpVectorization,
     measured_pass_if_conversion: IfConversion,
     measured_pass_loop_rotation: LoopRotation,
+    measured_pass_loop_fusion: LoopFusion,
     measured_pass_loop_unswitch: LoopUnswitch,
+    measured_pass_loop_vectorization: LoopVectorization,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
     measured_pass_lower_irreducible_cfg: LowerIrreducibleCfg,

@@ -54,6 +54,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs a prepare-block phi recurrence nothing reads (generated structured loops keep their counters in locals) or a plain-CFG counted loop multiplying its counter by a constant (generated loops never do); its corpus files run both rewrites before/after",
     ),
     (
+        "loop-fusion",
+        "needs two adjacent plain-CFG loops with equal constant trip counts and independent memory (generated loops count to thread-dependent bounds and touch the same buffers; 1,000 kernels: 0 changed); its corpus files run two and three fused loops before/after",
+    ),
+    (
         "loop-unswitch",
         "needs a read-only innermost loop (no store, buffer write or barrier) branching on a value defined before it; generated loops write in their bodies (1,000 kernels, also with guarded-dynamic-trip and no size bound: 0 changed); its corpus files run constant-trip, guarded dynamic-trip, exit-phi and two-loop cases before/after",
     ),

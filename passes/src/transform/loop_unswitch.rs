@@ -305,14 +305,14 @@ impl LoopUnswitch {
                 let mut ordinary = Vec::new();
                 for u in uses.insts.get(i) {
                     let ud = &func.insts[u.inst];
-                    let Some(ub) = ud.block else { return None };
+                    let ub = ud.block?;
                     if in_loop(l, ub) {
                         continue;
                     }
                     if ub == exit && ud.is_phi() {
                         let k = u.index as usize;
                         // The value slot of the exit edge's incoming.
-                        if k % 2 == 0 && ud.operands.get(k + 1) == Some(&Value::Block(exit_source)) {
+                        if k.is_multiple_of(2) && ud.operands.get(k + 1) == Some(&Value::Block(exit_source)) {
                             continue;
                         }
                         return None;

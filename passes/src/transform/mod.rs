@@ -37,8 +37,10 @@ crate::pass_registry! {
         licm::Licm,
         local_load_elimination::LocalLoadElimination,
         local_store_forward::LocalStoreForward,
+        loop_fusion::LoopFusion,
         loop_rotation::LoopRotation,
         loop_unswitch::LoopUnswitch,
+        loop_vectorization::LoopVectorization,
         lower_break_continue::LowerBreakContinue,
         lower_irreducible_cfg::LowerIrreducibleCfg,
         lower_ray_query_loop::LowerRayQueryLoop,
@@ -85,14 +87,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "integer-alignment",
         "Normalizes integer alignment arithmetic.",
-    ),
-    (
-        "loop-fusion",
-        "Fuses adjacent compatible loops (opt-in, plain CFG).",
-    ),
-    (
-        "loop-vectorization",
-        "Vectorizes simple loops (opt-in, plain CFG).",
     ),
     (
         "outline",

@@ -283,7 +283,7 @@ pub fn analyze_bounds(module: &Module, f: FuncId, l: &LoopData) -> Option<LoopBo
         } else {
             let span = (b as u64).wrapping_sub(s as u64);
             let st = st as u64;
-            let trip = span / st + u64::from(span % st != 0);
+            let trip = span / st + u64::from(!span.is_multiple_of(st));
             if stays_in_range(kind, s, trip, st) {
                 trip_count = Some(trip);
             }
