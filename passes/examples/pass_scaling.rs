@@ -83,7 +83,8 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::LocalStoreForward
         | DirectPass::LocalLoadElimination
         | DirectPass::DeadStoreElimination
-        | DirectPass::TraceGep => (Source::Large, &[]),
+        | DirectPass::TraceGep
+        | DirectPass::TransposeGep => (Source::Large, &[]),
         // Arithmetic peepholes: the generated arithmetic as is.
         DirectPass::AlgebraicSimplify
         | DirectPass::DivRemPairs
@@ -207,6 +208,7 @@ measured! {
     measured_pass_dead_store_elimination: DeadStoreElimination,
     measured_pass_trace_gep: TraceGep,
     measured_pass_select_factor: SelectFactor,
+    measured_pass_transpose_gep: TransposeGep,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

@@ -54,6 +54,7 @@ crate::pass_registry! {
         slp_vectorization::SlpVectorization,
         sroa::Sroa,
         trace_gep::TraceGep,
+        transpose_gep::TransposeGep,
         unused_callable_removal::UnusedCallableRemoval,
     ];
 }
@@ -117,9 +118,5 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "outline",
         "Outlining (an explicit unsupported no-op upstream).",
-    ),
-    (
-        "transpose-gep",
-        "Reorders GEP indices over transposed layouts.",
     ),
 ];
