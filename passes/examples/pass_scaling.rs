@@ -84,12 +84,14 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::LocalLoadElimination
         | DirectPass::DeadStoreElimination
         | DirectPass::TraceGep
-        | DirectPass::TransposeGep => (Source::Large, &[]),
+        | DirectPass::TransposeGep
+        | DirectPass::DeferLocalAggregateLoad => (Source::Large, &[]),
         // Arithmetic peepholes: the generated arithmetic as is.
         DirectPass::AlgebraicSimplify
         | DirectPass::DivRemPairs
         | DirectPass::Reassociate
         | DirectPass::SelectFactor
+        | DirectPass::FastMathSimplify
         | DirectPass::SimplifyLibcalls => (Source::Large, &[]),
         // The post-restructure boundary of spirv-post-restructure.
         DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
@@ -209,6 +211,8 @@ measured! {
     measured_pass_trace_gep: TraceGep,
     measured_pass_select_factor: SelectFactor,
     measured_pass_transpose_gep: TransposeGep,
+    measured_pass_fast_math_simplify: FastMathSimplify,
+    measured_pass_defer_local_aggregate_load: DeferLocalAggregateLoad,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

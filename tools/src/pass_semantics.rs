@@ -42,6 +42,10 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs an integer `x % y` after `x / y` of the same two values (generated kernels draw a fresh divisor for every division and remainder); its corpus files run signed, i64 and vector pairs before/after",
     ),
     (
+        "fast-math-simplify",
+        "needs an f32 `pow` with a constant 0 exponent or base 1, 2 or 10, or opposite f32 differences in one block one of which only feeds a norm (generated kernels draw their pow operands from values); its corpus files run the exact rewrites and the radix rewrite on integer exponents before/after",
+    ),
+    (
         "fix-self-referential",
         "needs an `insert` naming its own result, which the verifier rejects (only a pipeline entry marked verify=deferred sees one); generated kernels verify",
     ),
@@ -85,6 +89,11 @@ pub const SEMANTIC_ROUND_TRIP: &str = "destructure-cfg,reg2mem,restructure-cfg,m
 pub const SUBJECT_OPTIONS: &[(&str, &str)] = &[
     // Function #0 is the first callable when the kernel has any (callables come first).
     ("inline-call-sites", "inline-call-sites{callee=0}"),
+    // Precise mode (the default) is a no-op by design.
+    (
+        "fast-math-simplify",
+        "fast-math-simplify{enable-fast-math=true}",
+    ),
 ];
 
 /// What a subject runs.

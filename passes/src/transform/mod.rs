@@ -21,9 +21,11 @@ crate::pass_registry! {
         dce::Dce,
         dead_arg_elim::DeadArgElim,
         dead_store_elimination::DeadStoreElimination,
+        defer_local_aggregate_load::DeferLocalAggregateLoad,
         div_rem_pairs::DivRemPairs,
         early_cse::EarlyCse,
         early_return_elimination::EarlyReturnElimination,
+        fast_math_simplify::FastMathSimplify,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
         fuse_consecutive_buffer_reads::FuseConsecutiveBufferReads,
@@ -66,14 +68,6 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "dead-field-elimination",
         "Removes unused struct fields of local aggregates.",
-    ),
-    (
-        "defer-local-aggregate-load",
-        "Sinks whole-aggregate loads of locals to their uses.",
-    ),
-    (
-        "fast-math-simplify",
-        "Float simplifications valid only under fast math.",
     ),
     (
         "integer-alignment",
