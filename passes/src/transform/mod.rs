@@ -71,11 +71,11 @@ crate::pass_registry! {
 pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "dead-field-elimination",
-        "Removes unused struct fields of local aggregates.",
+        "Drops coroutine frame fields no resume loads (upstream works on coroutine frame descriptions, not on IR).",
     ),
     (
         "integer-alignment",
-        "Normalizes integer alignment arithmetic.",
+        "Upstream is an analysis (a power-of-two divisor of an integer value), not a pass.",
     ),
     (
         "loop-fusion",
