@@ -86,12 +86,15 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::LocalStoreForward
         | DirectPass::LocalLoadElimination
         | DirectPass::DeadStoreElimination
-        | DirectPass::TraceGep => (Source::Large, &[]),
+        | DirectPass::TraceGep
+        | DirectPass::TransposeGep
+        | DirectPass::DeferLocalAggregateLoad => (Source::Large, &[]),
         // Arithmetic peepholes: the generated arithmetic as is.
         DirectPass::AlgebraicSimplify
         | DirectPass::DivRemPairs
         | DirectPass::Reassociate
         | DirectPass::SelectFactor
+        | DirectPass::FastMathSimplify
         | DirectPass::SimplifyLibcalls => (Source::Large, &[]),
         // The post-restructure boundary of spirv-post-restructure.
         DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
@@ -229,6 +232,9 @@ measured! {
     measured_pass_dead_store_elimination: DeadStoreElimination,
     measured_pass_trace_gep: TraceGep,
     measured_pass_select_factor: SelectFactor,
+    measured_pass_transpose_gep: TransposeGep,
+    measured_pass_fast_math_simplify: FastMathSimplify,
+    measured_pass_defer_local_aggregate_load: DeferLocalAggregateLoad,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

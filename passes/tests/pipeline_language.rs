@@ -186,12 +186,12 @@ fn test_passes_need_the_flag() {
 fn unimplemented_passes_are_all_listed_and_never_skipped() {
     let reg = Registry::new(true);
     let e = loader(&reg)
-        .load_inline("outline, test-never-change, defer-local-aggregate-load, fixed-point(max=2){dead-field-elimination, defer-local-aggregate-load}")
+        .load_inline("outline, test-never-change, integer-alignment, fixed-point(max=2){dead-field-elimination, integer-alignment}")
         .err()
         .unwrap()
         .render();
     assert!(
-        e.starts_with("<--passes>:1:1: error: the pipeline names 3 passes that are not implemented yet: dead-field-elimination, defer-local-aggregate-load, outline\n"),
+        e.starts_with("<--passes>:1:1: error: the pipeline names 3 passes that are not implemented yet: dead-field-elimination, integer-alignment, outline\n"),
         "{e}"
     );
 }

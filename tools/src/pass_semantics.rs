@@ -38,8 +38,16 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs an autodiff scope (the interpreter refuses autodiff; the pass is an error entry)",
     ),
     (
+        "defer-local-aggregate-load",
+        "needs a whole load of a local aggregate whose value feeds constant-index extracts (generated kernels read their locals' elements through GEPs); its corpus files run struct, vector and kept-whole-load cases before/after",
+    ),
+    (
         "div-rem-pairs",
         "needs an integer `x % y` after `x / y` of the same two values (generated kernels draw a fresh divisor for every division and remainder); its corpus files run signed, i64 and vector pairs before/after",
+    ),
+    (
+        "fast-math-simplify",
+        "needs an f32 `pow` with a constant 0 exponent or base 1, 2 or 10, or opposite f32 differences in one block one of which only feeds a norm (generated kernels draw their pow operands from values); its corpus files run the exact rewrites and the radix rewrite on integer exponents before/after",
     ),
     (
         "fix-self-referential",
@@ -109,6 +117,11 @@ pub const SEMANTIC_ROUND_TRIP: &str = "destructure-cfg,reg2mem,restructure-cfg,m
 pub const SUBJECT_OPTIONS: &[(&str, &str)] = &[
     // Function #0 is the first callable when the kernel has any (callables come first).
     ("inline-call-sites", "inline-call-sites{callee=0}"),
+    // Precise mode (the default) is a no-op by design.
+    (
+        "fast-math-simplify",
+        "fast-math-simplify{enable-fast-math=true}",
+    ),
 ];
 
 /// What a subject runs.

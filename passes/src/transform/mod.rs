@@ -21,9 +21,11 @@ crate::pass_registry! {
         dce::Dce,
         dead_arg_elim::DeadArgElim,
         dead_store_elimination::DeadStoreElimination,
+        defer_local_aggregate_load::DeferLocalAggregateLoad,
         div_rem_pairs::DivRemPairs,
         early_cse::EarlyCse,
         early_return_elimination::EarlyReturnElimination,
+        fast_math_simplify::FastMathSimplify,
         destructure_cfg::DestructureCfg,
         fix_self_referential::FixSelfReferential,
         fuse_consecutive_buffer_reads::FuseConsecutiveBufferReads,
@@ -62,6 +64,7 @@ crate::pass_registry! {
         slp_vectorization::SlpVectorization,
         sroa::Sroa,
         trace_gep::TraceGep,
+        transpose_gep::TransposeGep,
         unused_callable_removal::UnusedCallableRemoval,
     ];
 }
@@ -74,26 +77,14 @@ crate::pass_registry! {
 pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
     (
         "dead-field-elimination",
-        "Removes unused struct fields of local aggregates.",
-    ),
-    (
-        "defer-local-aggregate-load",
-        "Sinks whole-aggregate loads of locals to their uses.",
-    ),
-    (
-        "fast-math-simplify",
-        "Float simplifications valid only under fast math.",
+        "Drops coroutine frame fields no resume loads (upstream works on coroutine frame descriptions, not on IR).",
     ),
     (
         "integer-alignment",
-        "Normalizes integer alignment arithmetic.",
+        "Upstream is an analysis (a power-of-two divisor of an integer value), not a pass.",
     ),
     (
         "outline",
         "Outlining (an explicit unsupported no-op upstream).",
-    ),
-    (
-        "transpose-gep",
-        "Reorders GEP indices over transposed layouts.",
     ),
 ];
