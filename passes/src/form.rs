@@ -95,6 +95,28 @@ pub fn has_structured_control_flow(func: &xir_ir::Function, allow_autodiff: bool
     })
 }
 
+/// `Some((functions, message))` when a function of `module` holds structured control
+/// flow: upstream's plain-CFG passes (the loop passes, if-conversion) then leave the whole module untouched and count each
+/// such function in `structured_cfg_error_count`.
+pub fn structured_refusal(module: &Module, pass: &str) -> Option<(u64, String)> {
+    let structured: Vec<FuncId> = module
+        .func_order
+        .iter()
+        .copied()
+        .filter(|f| has_structured_control_flow(module.func(*f), false))
+        .collect();
+    let first = *structured.first()?;
+    Some((
+        structured.len() as u64,
+        format!(
+            "{pass} needs plain control flow: {} (and {} function(s) in all) has structured \
+             control flow; run destructure-cfg first",
+            describe_function(module, first),
+            structured.len()
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

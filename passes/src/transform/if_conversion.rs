@@ -43,7 +43,7 @@ use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::inst::InstKind;
 use xir_ir::op::{ArithmeticOp, CastOp};
 use xir_ir::types::ScalarKind;
-use xir_ir::{BlockId, FuncId, Function, InstId, Module, SecondaryMap, Value};
+use xir_ir::{BlockId, Function, InstId, Module, SecondaryMap, Value};
 
 /// The most instructions (besides the `br`) an arm may hold.
 const ARM_CAP: usize = 16;
@@ -72,20 +72,8 @@ crate::declare_pass! {
 impl Pass for IfConversion {
     fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {
         let mut c = IfConversionCounters::default();
-        let structured: Vec<FuncId> = module
-            .func_order
-            .iter()
-            .copied()
-            .filter(|f| crate::form::has_structured_control_flow(module.func(*f), false))
-            .collect();
-        if let Some(&first) = structured.first() {
-            c.structured_cfg_error_count = structured.len() as u64;
-            let why = format!(
-                "if-conversion needs plain control flow: {} (and {} function(s) in all) has \
-                 structured control flow; run destructure-cfg first",
-                crate::form::describe_function(module, first),
-                structured.len()
-            );
+        if let Some((n, why)) = crate::form::structured_refusal(module, "if-conversion") {
+            c.structured_cfg_error_count = n;
             return Ok(PassRun::refused(why, c.report()));
         }
         let bool_ty = module.types.scalar(ScalarKind::Bool);

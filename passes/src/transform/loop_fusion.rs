@@ -59,7 +59,8 @@
 use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::util::local_mem::LocalPointers;
-use crate::util::loops::{LoopBounds, analyze_bounds, def_block, in_loop, int_constant, natural_loops, structured_refusal};
+use crate::form::structured_refusal;
+use crate::util::loops::{LoopBounds, analyze_bounds, def_block, in_loop, int_constant, natural_loops};
 use rustc_hash::FxHashSet;
 use xir_ir::analysis::LoopData;
 use xir_ir::edit::{InsertPoint, Rewriter};

@@ -52,7 +52,8 @@
 
 use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
-use crate::util::loops::{def_block, has_nested_loop, in_loop, natural_loops, structured_refusal};
+use crate::form::structured_refusal;
+use crate::util::loops::{def_block, has_nested_loop, in_loop, natural_loops};
 use rustc_hash::FxHashMap;
 use xir_ir::analysis::LoopData;
 use xir_ir::edit::{InsertPoint, InstBuilder, Rewriter};

@@ -21,28 +21,6 @@ use xir_ir::op::ArithmeticOp;
 use xir_ir::types::ScalarKind;
 use xir_ir::{BlockId, FuncId, Function, InstId, Module, Value};
 
-/// `Some((functions, message))` when a function of `module` holds structured control
-/// flow: upstream's loop passes then leave the whole module untouched and count each
-/// such function in `structured_cfg_error_count`.
-pub fn structured_refusal(module: &Module, pass: &str) -> Option<(u64, String)> {
-    let structured: Vec<FuncId> = module
-        .func_order
-        .iter()
-        .copied()
-        .filter(|f| crate::form::has_structured_control_flow(module.func(*f), false))
-        .collect();
-    let first = *structured.first()?;
-    Some((
-        structured.len() as u64,
-        format!(
-            "{pass} needs plain control flow: {} (and {} function(s) in all) has structured \
-             control flow; run destructure-cfg first",
-            crate::form::describe_function(module, first),
-            structured.len()
-        ),
-    ))
-}
-
 /// The natural loops of `func` in upstream's order: ascending number of blocks (inner
 /// loops before the loops around them), ties in header reverse post-order.
 pub fn natural_loops(func: &Function) -> Vec<LoopData> {
