@@ -38,24 +38,8 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs an autodiff scope (the interpreter refuses autodiff; the pass is an error entry)",
     ),
     (
-        "div-rem-pairs",
-        "needs an integer `x % y` after `x / y` of the same two values (generated kernels draw a fresh divisor for every division and remainder); its corpus files run signed, i64 and vector pairs before/after",
-    ),
-    (
         "fix-self-referential",
         "needs an `insert` naming its own result, which the verifier rejects (only a pipeline entry marked verify=deferred sees one); generated kernels verify",
-    ),
-    (
-        "fuse-consecutive-buffer-reads",
-        "needs byte-buffer accesses at consecutive constant offsets (generated kernels index byte buffers by thread); its corpus file runs fused reads and writes before/after",
-    ),
-    (
-        "indvar-simplify",
-        "needs a prepare-block phi recurrence nothing reads (generated structured loops keep their counters in locals) or a plain-CFG counted loop multiplying its counter by a constant (generated loops never do); its corpus files run both rewrites before/after",
-    ),
-    (
-        "slp-vectorization",
-        "needs adjacent stores of one lane-wise op into consecutive elements of a local array (generated kernels never store that way); its corpus file runs it before/after",
     ),
     (
         "lower-ray-query-to-loop",
@@ -64,10 +48,6 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
     (
         "reconstruct-ray-query-loop",
         "needs ray queries (refused by the interpreter)",
-    ),
-    (
-        "trace-gep",
-        "needs a `getelementptr` of a `getelementptr`; the generated kernels' locals are one level deep (scalars, `array<i32, 4>`, `struct { u32, f32 }`), so every GEP starts from an alloca (the corpus covers chains: corpus/passes/trace-gep)",
     ),
 ];
 
