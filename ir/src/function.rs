@@ -8,8 +8,11 @@ use crate::types::Type;
 use crate::value::{ArgId, BlockId, Value};
 
 mod insts;
+mod journal;
 mod layout;
 pub use insts::InstList;
+use journal::Journal;
+pub use journal::Savepoint;
 pub use layout::BlockLayout;
 
 /// The kind of a function.
@@ -120,6 +123,8 @@ pub struct Function {
     pub insts: PrimaryMap<InstId, InstData>,
     /// The body (entry) block.
     pub body: Option<BlockId>,
+    /// The undo log while one is open ([`Function::begin_journal`]).
+    journal: Option<Box<Journal>>,
 }
 
 impl Function {
@@ -135,6 +140,7 @@ impl Function {
             block_order: BlockLayout::new(),
             insts: PrimaryMap::new(),
             body: None,
+            journal: None,
         }
     }
 
@@ -168,9 +174,12 @@ impl Function {
 
     /// Removes `b` from the owned block list (its instructions are detached too).
     pub fn remove_block(&mut self, b: BlockId) {
+        self.log_order();
+        self.log_block(b);
         self.block_order.retain(|x| *x != b);
         let insts = std::mem::take(&mut self.blocks[b].insts);
         for i in insts {
+            self.log_inst(i);
             self.insts[i].block = None;
         }
         if self.body == Some(b) {
@@ -193,6 +202,7 @@ impl Function {
     /// The instruction data, mutably.
     #[inline]
     pub fn inst_mut(&mut self, i: InstId) -> &mut InstData {
+        self.log_inst(i);
         &mut self.insts[i]
     }
 
@@ -204,6 +214,7 @@ impl Function {
     /// Appends a new instruction at the end of `b`.
     pub fn append_inst(&mut self, b: BlockId, mut data: InstData) -> InstId {
         data.block = Some(b);
+        self.log_block(b);
         let i = self.insts.push(data);
         self.blocks[b].insts.push(i);
         i
@@ -212,9 +223,22 @@ impl Function {
     /// Inserts a new instruction at position `pos` of block `b`.
     pub fn insert_inst_at(&mut self, b: BlockId, pos: usize, mut data: InstData) -> InstId {
         data.block = Some(b);
+        self.log_block(b);
         let i = self.insts.push(data);
         self.blocks[b].insts.insert(pos, i);
         i
+    }
+
+    /// Places the detached instruction `i` at position `pos` of block `b`.
+    pub fn place_inst_at(&mut self, b: BlockId, pos: usize, i: InstId) {
+        debug_assert!(
+            self.insts[i].block.is_none(),
+            "place_inst_at: {i:?} is placed"
+        );
+        self.log_inst(i);
+        self.log_block(b);
+        self.blocks[b].insts.insert(pos, i);
+        self.insts[i].block = Some(b);
     }
 
     /// Inserts a new instruction just before `before` (which must be placed).
@@ -234,7 +258,9 @@ impl Function {
 
     /// Detaches `i` from its block (the arena slot stays; uses are not rewritten).
     pub fn remove_inst(&mut self, i: InstId) {
+        self.log_inst(i);
         if let Some(b) = self.insts[i].block.take() {
+            self.log_block(b);
             self.blocks[b].insts.retain(|x| *x != i);
         }
     }
@@ -244,6 +270,7 @@ impl Function {
         let mut mark: SecondaryMap<InstId, bool> = SecondaryMap::with_default(false);
         let mut blocks = Vec::new();
         for &i in dead {
+            self.log_inst(i);
             if let Some(b) = self.insts[i].block.take() {
                 mark[i] = true;
                 blocks.push(b);
@@ -252,6 +279,7 @@ impl Function {
         blocks.sort();
         blocks.dedup();
         for b in blocks {
+            self.log_block(b);
             self.blocks[b].insts.retain(|x| !mark[*x]);
         }
     }
@@ -300,6 +328,9 @@ impl Function {
         for b in order {
             for k in 0..self.blocks[b].insts.len() {
                 let i = self.blocks[b].insts[k];
+                if self.insts[i].operands.contains(&old) {
+                    self.log_inst(i);
+                }
                 let d = &mut self.insts[i];
                 for op in d.operands.iter_mut() {
                     if *op == old {
@@ -318,6 +349,15 @@ impl Function {
         for b in order {
             for k in 0..self.blocks[b].insts.len() {
                 let i = self.blocks[b].insts[k];
+                if self.journal.is_some() {
+                    let ops = &self.insts[i].operands;
+                    let new: smallvec::SmallVec<[Value; 3]> = ops.iter().map(|v| f(*v)).collect();
+                    if new != *ops {
+                        self.log_inst(i);
+                        self.insts[i].operands = new;
+                    }
+                    continue;
+                }
                 for op in self.insts[i].operands.iter_mut() {
                     *op = f(*op);
                 }

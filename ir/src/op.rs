@@ -675,6 +675,28 @@ impl ArithmeticOp {
         }
     }
 
+    /// Whether, applied to vectors, lane `k` of the result depends only on lane `k` of
+    /// each vector operand: the [lane-wise](Self::lanewise_arity) ops and the lane-wise
+    /// predicates (comparisons, `isinf`, `isnan`), whose result is a bool vector of the
+    /// operands' dimension. A per-lane choice between two such results is the result on
+    /// per-lane chosen operands (what `select-factor` relies on under a bool-vector
+    /// condition).
+    pub const fn is_componentwise(self) -> bool {
+        use ArithmeticOp as A;
+        self.lanewise_arity().is_some()
+            || matches!(
+                self,
+                A::BinaryLess
+                    | A::BinaryGreater
+                    | A::BinaryLessEqual
+                    | A::BinaryGreaterEqual
+                    | A::BinaryEqual
+                    | A::BinaryNotEqual
+                    | A::Isinf
+                    | A::Isnan
+            )
+    }
+
     /// Whether the op is defined for every operand its signature accepts, so that it may
     /// be executed on a path that did not execute it before (hoisted, speculated). Not so:
     /// division and remainder (integer division by zero or `MIN / -1`; floats are kept

@@ -169,6 +169,19 @@ fn generate(shape: Shape, blocks: usize) -> Module {
     m
 }
 
+/// Minor page faults of this process so far (`/proc/self/stat` field 10): a page the
+/// allocator takes fresh from the kernel is zeroed on first touch, which a per-block
+/// figure must count.
+fn minor_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = &s[s.rfind(')')? + 2..];
+            rest.split(' ').nth(7)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
 #[inline(never)]
 fn measured_restructure(pass: &RestructureCfg, m: &mut Module) -> PassRun {
     pass.run(m, &mut PassContext::default()).expect("runs")
@@ -264,13 +277,17 @@ fn main() {
         return;
     }
     println!(
-        "| shape | blocks | restructure-cfg: loops / ifs / switches | time | ns/block | destructure-cfg: constructs | time | ns/block |"
+        "| shape | blocks | restructure-cfg: loops / ifs / switches | time | ns/block | page faults/block | destructure-cfg: constructs | time | ns/block | verifier (baseline) ns/block |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for &shape in &shapes {
         for &n in &sizes {
             let mut m = generate(shape, n);
+            // The verifier's walk over the input: the baseline for the time per block
+            // of a linear pass over the same IR (docs/passes-perf.md).
+            let t = Instant::now();
             assert!(measured_verify(&m, &VerifyOptions::default()));
+            let vt = t.elapsed();
             let blocks = m.func(m.func_order[0]).block_order.len();
             let pass = RestructureCfg {
                 in_place: false,
@@ -279,9 +296,11 @@ fn main() {
                     ..Limits::default()
                 },
             };
+            let faults = minor_faults();
             let t = Instant::now();
             let r = measured_restructure(&pass, &mut m);
             let rt = t.elapsed();
+            let faults = minor_faults() - faults;
             assert!(r.refusal.is_none(), "{shape:?} {n}: {:?}", r.refusal);
             let strict = VerifyOptions {
                 require_unique_merge_blocks: true,
@@ -296,14 +315,16 @@ fn main() {
             assert!(measured_verify(&m, &VerifyOptions::default()));
             let dn: u64 = d.report.entries().iter().map(|e| e.1).sum();
             println!(
-                "| {shape:?} | {blocks} | {} / {} / {} | {:.1} ms | {:.0} | {dn} | {:.1} ms | {:.0} |",
+                "| {shape:?} | {blocks} | {} / {} / {} | {:.1} ms | {:.0} | {:.2} | {dn} | {:.1} ms | {:.0} | {:.0} |",
                 get("restructured_loop"),
                 get("restructured_if"),
                 get("restructured_switch"),
                 rt.as_secs_f64() * 1e3,
                 rt.as_nanos() as f64 / blocks as f64,
+                faults as f64 / blocks as f64,
                 dt.as_secs_f64() * 1e3,
                 dt.as_nanos() as f64 / blocks as f64,
+                vt.as_nanos() as f64 / blocks as f64,
             );
         }
     }

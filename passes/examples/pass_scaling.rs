@@ -77,6 +77,7 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::LowerBreakContinue
         | DirectPass::EarlyReturnElimination
         | DirectPass::LowerRayQueryToLoop
+        | DirectPass::LowerRayQueryToPipeline
         | DirectPass::ReconstructRayQueryLoop
         | DirectPass::Scalarizer
         | DirectPass::Sroa
@@ -88,6 +89,7 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         DirectPass::AlgebraicSimplify
         | DirectPass::DivRemPairs
         | DirectPass::Reassociate
+        | DirectPass::SelectFactor
         | DirectPass::SimplifyLibcalls => (Source::Large, &[]),
         // The post-restructure boundary of spirv-post-restructure.
         DirectPass::CanonicalizeSpirvOneShotLoops | DirectPass::ClearSpirvInactivePayloads => (
@@ -116,8 +118,17 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::IndvarSimplify
         | DirectPass::FuseConsecutiveBufferReads
         | DirectPass::SlpVectorization => (Source::Large, &[]),
-        DirectPass::IfConversion => (Source::Large, &[DirectPass::DestructureCfg]),
+        // Plain-CFG passes: the generated module destructured (its loops become natural loops).
+        DirectPass::IfConversion | DirectPass::LoopRotation | DirectPass::LoopUnswitch => {
+            (Source::Large, &[DirectPass::DestructureCfg])
+        }
         DirectPass::Sccp => (Source::Plain, &[]),
+        // Generated CFGs are reducible: this measures the region analysis (the SCC
+        // decomposition of the destructured CFG), which finds none.
+        DirectPass::LowerIrreducibleCfg => (
+            Source::Large,
+            &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
+        ),
         DirectPass::RestructureCfg => (
             Source::Large,
             &[DirectPass::DestructureCfg, DirectPass::Reg2Mem],
@@ -181,8 +192,11 @@ measured! {
     measured_pass_fuse_consecutive_buffer_reads: FuseConsecutiveBufferReads,
     measured_pass_slp_vectorization: SlpVectorization,
     measured_pass_if_conversion: IfConversion,
+    measured_pass_loop_rotation: LoopRotation,
+    measured_pass_loop_unswitch: LoopUnswitch,
     measured_pass_destructure_cfg: DestructureCfg,
     measured_pass_lower_break_continue: LowerBreakContinue,
+    measured_pass_lower_irreducible_cfg: LowerIrreducibleCfg,
     measured_pass_restructure_cfg: RestructureCfg,
     measured_pass_autodiff: Autodiff,
     measured_pass_promote_ref_arg: PromoteRefArg,
@@ -194,6 +208,7 @@ measured! {
     measured_pass_clear_spirv_inactive_payloads: ClearSpirvInactivePayloads,
     measured_pass_early_return_elimination: EarlyReturnElimination,
     measured_pass_lower_ray_query_to_loop: LowerRayQueryToLoop,
+    measured_pass_lower_ray_query_to_pipeline: LowerRayQueryToPipeline,
     measured_pass_reconstruct_ray_query_loop: ReconstructRayQueryLoop,
     measured_pass_scalarizer: Scalarizer,
     measured_pass_sroa: Sroa,
@@ -205,6 +220,7 @@ measured! {
     measured_pass_local_load_elimination: LocalLoadElimination,
     measured_pass_dead_store_elimination: DeadStoreElimination,
     measured_pass_trace_gep: TraceGep,
+    measured_pass_select_factor: SelectFactor,
 }
 
 fn load_large(dir: &str, size: usize) -> Module {

@@ -1,6 +1,8 @@
 // metal4-air-lowering — optimize_xir_for_air (reference §7.6). Metal feeds a plain CFG
 // (not restructured) into LLVM/AIR codegen. `ray-query-pipeline` is
-// ShaderOption::enable_ray_query_pipeline.
+// ShaderOption::enable_ray_query_pipeline; its outlining uses the Metal backend's
+// ray-payload capture filter and cost, as upstream (the payload-byte budget,
+// MetalRayQueryPipelinePolicy::max_captured_payload_bytes, is left unbounded).
 
 verify
 sequence basic-optimization {
@@ -8,7 +10,7 @@ sequence basic-optimization {
 }
 if has-autodiff-scope {
     if ray-query-pipeline {
-        add lower-ray-query-to-pipeline as outline-ray-query-pipelines abort-on-refusal
+        add lower-ray-query-to-pipeline{captured-argument-filter=metal-ray-payload, captured-argument-cost=metal-ray-payload} as outline-ray-query-pipelines abort-on-refusal
     }
     add lower-ray-query-to-loop abort-on-refusal
     add destructure-cfg as destructure-cfg-before-inline abort-on-refusal
@@ -28,7 +30,7 @@ if has-autodiff-scope {
     verify{require-no-phi, require-unique-merge-blocks}
 }
 if ray-query-pipeline {
-    add lower-ray-query-to-pipeline as outline-ray-query-pipelines abort-on-refusal
+    add lower-ray-query-to-pipeline{captured-argument-filter=metal-ray-payload, captured-argument-cost=metal-ray-payload} as outline-ray-query-pipelines abort-on-refusal
 }
 add lower-ray-query-to-loop abort-on-refusal
 add destructure-cfg abort-on-refusal

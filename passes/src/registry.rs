@@ -400,10 +400,7 @@ mod tests {
     #[test]
     fn lookup_explains_failures() {
         let r = Registry::new(false);
-        assert_eq!(
-            r.lookup("loop-fusion").unwrap_err(),
-            LookupError::Unimplemented
-        );
+        assert_eq!(r.lookup("outline").unwrap_err(), LookupError::Unimplemented);
         assert_eq!(
             r.lookup("test-panic").unwrap_err(),
             LookupError::TestOnlyDisabled

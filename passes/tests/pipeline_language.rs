@@ -186,12 +186,12 @@ fn test_passes_need_the_flag() {
 fn unimplemented_passes_are_all_listed_and_never_skipped() {
     let reg = Registry::new(true);
     let e = loader(&reg)
-        .load_inline("loop-rotation, test-never-change, loop-fusion, fixed-point(max=2){loop-unswitch, loop-fusion}")
+        .load_inline("outline, test-never-change, defer-local-aggregate-load, fixed-point(max=2){loop-vectorization, defer-local-aggregate-load}")
         .err()
         .unwrap()
         .render();
     assert!(
-        e.starts_with("<--passes>:1:1: error: the pipeline names 3 passes that are not implemented yet: loop-fusion, loop-rotation, loop-unswitch\n"),
+        e.starts_with("<--passes>:1:1: error: the pipeline names 3 passes that are not implemented yet: defer-local-aggregate-load, loop-vectorization, outline\n"),
         "{e}"
     );
 }

@@ -133,6 +133,11 @@ impl<'a> Rewriter<'a> {
         &self.func.insts[i]
     }
 
+    /// A block's metadata, to edit.
+    pub fn block_metadata_mut(&mut self, b: BlockId) -> &mut crate::metadata::MetadataList {
+        &mut self.func.blocks[b].metadata
+    }
+
     /// An instruction's metadata, to edit (metadata is not part of the use index).
     pub fn metadata_mut(&mut self, i: InstId) -> &mut crate::metadata::MetadataList {
         &mut self.func.insts[i].metadata

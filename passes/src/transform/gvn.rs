@@ -7,8 +7,9 @@
 //! reduced to one dominating source are replaced by it.
 //!
 //! **Algorithm** (as upstream's `gvn.cpp`, read at LuisaCompute `0c84a1aa`; facts only):
-//! 1. Walk the reachable blocks in reverse post-order, and each block's non-phi
-//!    instructions in order. Only `arithmetic`, `cast`, `getelementptr` and
+//! 1. Walk the reachable blocks in dominator-tree pre-order (upstream: reverse
+//!    post-order; the leaders found are the same, see `number_values`), and each block's
+//!    non-phi instructions in order. Only `arithmetic`, `cast`, `getelementptr` and
 //!    `resource_query` instructions that the instruction table calls pure are numbered
 //!    (never loads, calls, resource reads, ray-query reads: without memory dependence
 //!    information two reads may differ). The key ([`PureKey`]) holds the operation, the
@@ -145,9 +146,33 @@ fn number_values(
 ) -> ValueSubst {
     let func = module.func(f);
     let mut numbers = Numbering::default();
-    let mut leaders: HashMap<PureKey<u32>, Vec<(InstId, BlockId)>> = HashMap::new();
     let mut subst = ValueSubst::new();
-    for &b in &cfg.rpo {
+    // The leaders visible in the current block: those of its dominators. A walk of the
+    // dominator tree adds a block's leaders on the way down and takes them away on the way
+    // up, so the leader found for a key is the one (there is at most one: of two leaders
+    // in dominating blocks one would dominate the other's block) whose block dominates the
+    // current one — what a list of every earlier leader checked with `dominates` finds, in
+    // O(1) instead of O(leaders of the key): that list made gvn quadratic in repeats of
+    // one expression in sibling branches. Dominators come first in this walk as in the
+    // reverse post-order, so every operand but a phi's is numbered before its use.
+    let mut leaders: HashMap<PureKey<u32>, InstId> = HashMap::new();
+    let mut added: Vec<PureKey<u32>> = Vec::new();
+    let Some(root) = dom.root().filter(|r| cfg.is_reachable(*r)) else {
+        return subst;
+    };
+    // (block, how many keys were added before it) on the way down; `None` marks the way up.
+    let mut stack: Vec<(BlockId, Option<usize>)> = vec![(root, None)];
+    while let Some((b, mark)) = stack.pop() {
+        if let Some(len) = mark {
+            for key in added.drain(len..) {
+                leaders.remove(&key);
+            }
+            continue;
+        }
+        stack.push((b, Some(added.len())));
+        for &c in dom.children(b).iter().rev() {
+            stack.push((c, None));
+        }
         for &i in &func.blocks[b].insts {
             let d = &func.insts[i];
             let (Some(ty), Some(op)) = (d.ty, PureOp::of(&d.kind)) else {
@@ -155,13 +180,8 @@ fn number_values(
             };
             let vns = d.operands.iter().map(|v| numbers.get(*v)).collect();
             let key = PureKey::new(op, ty, vns, commutes(module, f, op, &d.operands));
-            let candidates = leaders.entry(key).or_default();
-            let leader = candidates
-                .iter()
-                .find(|(_, lb)| dom.dominates(*lb, b))
-                .map(|(l, _)| *l);
-            match leader {
-                Some(l) => {
+            match leaders.get(&key) {
+                Some(&l) => {
                     if d.metadata.is_empty() && func.insts[l].metadata.is_empty() {
                         subst.replace(i, Value::Inst(l));
                         counters.replaced_inst += 1;
@@ -170,7 +190,8 @@ fn number_values(
                     numbers.of.insert(Value::Inst(i), n);
                 }
                 None => {
-                    candidates.push((i, b));
+                    added.push(key.clone());
+                    leaders.insert(key, i);
                     let n = numbers.fresh();
                     numbers.of.insert(Value::Inst(i), n);
                 }

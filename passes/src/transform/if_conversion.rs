@@ -11,9 +11,13 @@
 //! facts only): plain CFG only — a module with any structured control flow (`if`,
 //! `switch`, loops, `break`/`continue`, ray-query and autodiff regions, outlines) is
 //! refused untouched (`structured_cfg_error_count`: run `destructure-cfg` first). Per
-//! function, the blocks are scanned in order and the first convertible diamond is
-//! converted; the scan restarts until none is left (quadratic in the worst case, like
-//! upstream's restart). An arm qualifies when it has no block metadata, one predecessor
+//! function, the blocks are visited in order and each convertible diamond is converted.
+//! Upstream restarts its scan from the top after each conversion (quadratic in the
+//! number of diamonds); a conversion can only make one more diamond convertible — the one
+//! whose arm the converted head was (it now ends in `br`) — so that head's predecessor is
+//! checked again right away instead, which converts the same diamonds in the same order
+//! in one pass (distinct-predecessor counts are updated as diamonds go; the dead arms are
+//! removed in one sweep at the end). An arm qualifies when it has no block metadata, one predecessor
 //! (`b`), a `br` without metadata, and only pure instructions that may run
 //! speculatively: `arithmetic` the table calls speculatable
 //! ([`ArithmeticOp::is_speculatable`]) and `bitwise_cast`. The condition must be a
@@ -86,11 +90,25 @@ impl Pass for IfConversion {
         }
         let bool_ty = module.types.scalar(ScalarKind::Bool);
         for f in module.func_order.clone() {
-            while let Some(d) = find_diamond(module.func(f), |v| {
-                module.value_type(f, v) == Some(bool_ty)
-            }) {
+            let mut preds = distinct_preds(module.func(f));
+            let mut work: Vec<BlockId> = module.func(f).block_order.iter().rev().copied().collect();
+            let mut dead: Vec<BlockId> = Vec::new();
+            while let Some(head) = work.pop() {
+                let is_bool = |v| module.value_type(f, v) == Some(bool_ty);
+                let Some(d) = diamond_at(module.func(f), &preds, head, is_bool) else {
+                    continue;
+                };
+                // The merge trades two predecessors (the arms) for one (the head); the
+                // head, now ending in `br`, may complete its predecessor's diamond.
+                let (n, _) = preds[d.merge];
+                preds[d.merge] = (n - 1, Some(head));
+                if let (1, Some(p)) = preds[head] {
+                    work.push(p);
+                }
+                dead.extend(d.arms);
                 convert(module.func_mut(f), d, &mut c);
             }
+            remove_blocks(module.func_mut(f), &dead);
         }
         Ok(PassRun::new(c.changed(), c.report()))
     }
@@ -132,10 +150,8 @@ fn eligible_arm(func: &Function, preds: &SecondaryMap<BlockId, (u32, Option<Bloc
         .then_some(merge)
 }
 
-/// The first convertible diamond in block order. `is_bool` says whether a condition
-/// value is a scalar `bool`.
-fn find_diamond(func: &Function, is_bool: impl Fn(Value) -> bool) -> Option<Diamond> {
-    // Distinct predecessors of every block: (count, the last one seen).
+/// Distinct predecessors of every block: (count, the last one seen).
+fn distinct_preds(func: &Function) -> SecondaryMap<BlockId, (u32, Option<BlockId>)> {
     let mut preds: SecondaryMap<BlockId, (u32, Option<BlockId>)> = SecondaryMap::with_default((0, None));
     for &b in &func.block_order {
         let Some(t) = func.terminator(b) else { continue };
@@ -146,39 +162,43 @@ fn find_diamond(func: &Function, is_bool: impl Fn(Value) -> bool) -> Option<Diam
             preds[s] = (preds[s].0 + 1, Some(b));
         }
     }
-    for &head in &func.block_order {
-        let Some(t) = func.terminator(head) else { continue };
-        let d = &func.insts[t];
-        if !matches!(d.kind, InstKind::ConditionalBranch) {
-            continue;
-        }
-        let (Some(&cond), Some(Value::Block(tb)), Some(Value::Block(fb))) =
-            (d.operands.first(), d.operands.get(1), d.operands.get(2))
-        else {
-            continue;
-        };
-        let (tb, fb) = (*tb, *fb);
-        if tb == fb {
-            continue;
-        }
-        let (Some(mt), Some(mf)) = (eligible_arm(func, &preds, tb, head), eligible_arm(func, &preds, fb, head)) else {
-            continue;
-        };
-        if mt != mf || !is_bool(cond) {
-            continue;
-        }
-        let phis_ok = func.blocks[mt].insts.iter().all(|&i| {
-            let p = &func.insts[i];
-            !p.is_phi() || {
-                let from = |arm: BlockId| p.phi_incoming().filter(|(_, b)| *b == arm).count();
-                from(tb) == 1 && from(fb) == 1
-            }
-        });
-        if phis_ok {
-            return Some(Diamond { head, cond, arms: [tb, fb], merge: mt });
-        }
+    preds
+}
+
+/// The diamond headed by `head`, if it is convertible. `is_bool` says whether a condition
+/// value is a scalar `bool`.
+fn diamond_at(
+    func: &Function,
+    preds: &SecondaryMap<BlockId, (u32, Option<BlockId>)>,
+    head: BlockId,
+    is_bool: impl Fn(Value) -> bool,
+) -> Option<Diamond> {
+    let d = &func.insts[func.terminator(head)?];
+    if !matches!(d.kind, InstKind::ConditionalBranch) {
+        return None;
     }
-    None
+    let (Some(&cond), Some(Value::Block(tb)), Some(Value::Block(fb))) =
+        (d.operands.first(), d.operands.get(1), d.operands.get(2))
+    else {
+        return None;
+    };
+    let (tb, fb) = (*tb, *fb);
+    if tb == fb {
+        return None;
+    }
+    let mt = eligible_arm(func, preds, tb, head)?;
+    let mf = eligible_arm(func, preds, fb, head)?;
+    if mt != mf || !is_bool(cond) {
+        return None;
+    }
+    let phis_ok = func.blocks[mt].insts.iter().all(|&i| {
+        let p = &func.insts[i];
+        !p.is_phi() || {
+            let from = |arm: BlockId| p.phi_incoming().filter(|(_, b)| *b == arm).count();
+            from(tb) == 1 && from(fb) == 1
+        }
+    });
+    phis_ok.then_some(Diamond { head, cond, arms: [tb, fb], merge: mt })
 }
 
 fn convert(func: &mut Function, d: Diamond, c: &mut IfConversionCounters) {
@@ -220,6 +240,6 @@ fn convert(func: &mut Function, d: Diamond, c: &mut IfConversionCounters) {
         c.replaced_phis += 1;
     }
     replace_terminator_with_branch(func, d.head, d.merge);
-    remove_blocks(func, &[tb, fb]);
+    // The arms, now holding only their `br`, leave the function in the caller's sweep.
     c.converted_diamonds += 1;
 }

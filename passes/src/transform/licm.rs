@@ -76,9 +76,15 @@ impl FunctionPass for Licm {
                 .placed_insts()
                 .filter(|i| matches!(func.insts[*i].kind, InstKind::Loop { .. }))
                 .collect();
+            // Block-list positions, so that a loop's region comes out in list order
+            // without a scan of the whole list per loop (hoisting moves no block).
+            let mut position: SecondaryMap<BlockId, u32> = SecondaryMap::with_default(u32::MAX);
+            for (k, &b) in func.block_order.iter().enumerate() {
+                position[b] = k as u32;
+            }
             let mut moved = 0;
             for l in loops {
-                moved += hoist_from_loop(func, l);
+                moved += hoist_from_loop(func, l, &position);
             }
             if moved == 0 {
                 break;
@@ -114,7 +120,9 @@ fn speculatable(func: &Function, i: InstId) -> bool {
 }
 
 /// Hoists what it can out of the body region of `loop_inst`; returns how many moved.
-fn hoist_from_loop(func: &mut Function, loop_inst: InstId) -> usize {
+/// `position` is each owned block's place in the block list. The work is proportional to
+/// the region, not the function.
+fn hoist_from_loop(func: &mut Function, loop_inst: InstId, position: &SecondaryMap<BlockId, u32>) -> usize {
     let d = &func.insts[loop_inst];
     let (InstKind::Loop {
         body: Some(body),
@@ -132,6 +140,7 @@ fn hoist_from_loop(func: &mut Function, loop_inst: InstId) -> usize {
     }
     // Step 1: the body region.
     let mut region: SecondaryMap<BlockId, bool> = SecondaryMap::with_default(false);
+    let mut region_blocks: Vec<BlockId> = Vec::new();
     let mut work = Vec::new();
     for b in [body, update] {
         if b != prepare && b != merge && func.has_block(b) && !region[b] {
@@ -140,6 +149,7 @@ fn hoist_from_loop(func: &mut Function, loop_inst: InstId) -> usize {
         }
     }
     while let Some(b) = work.pop() {
+        region_blocks.push(b);
         let Some(t) = func.terminator(b) else { continue };
         for s in func.insts[t].successors() {
             if s != prepare && s != merge && func.has_block(s) && !region[s] {
@@ -148,22 +158,19 @@ fn hoist_from_loop(func: &mut Function, loop_inst: InstId) -> usize {
             }
         }
     }
-    // Step 2: invariance to a fixed point.
-    let mut invariant: SecondaryMap<InstId, bool> = SecondaryMap::with_default(false);
-    for i in func.placed_insts() {
-        let b = func.insts[i].block.expect("placed");
-        invariant[i] = !region[b] && b != prepare;
-    }
-    let region_blocks: Vec<BlockId> = func
-        .block_order
-        .iter()
-        .copied()
-        .filter(|b| region[*b])
-        .collect();
-    let operands_invariant = |func: &Function, invariant: &SecondaryMap<InstId, bool>, i: InstId| {
+    region_blocks.sort_by_key(|b| position[*b]);
+    // Step 2: invariance to a fixed point. Placed instructions outside the region and the
+    // prepare block are invariant; inside, `inside_invariant` says.
+    let mut inside_invariant: SecondaryMap<InstId, bool> = SecondaryMap::with_default(false);
+    let is_invariant = |func: &Function, inside: &SecondaryMap<InstId, bool>, j: InstId| match func.insts[j].block {
+        Some(b) if !region[b] && b != prepare => true,
+        Some(_) => inside[j],
+        None => false,
+    };
+    let operands_invariant = |func: &Function, inside: &SecondaryMap<InstId, bool>, i: InstId| {
         func.insts[i].operands.iter().all(|v| match v {
             Value::Const(_) | Value::Arg(_) => true,
-            Value::Inst(j) => invariant[*j],
+            Value::Inst(j) => is_invariant(func, inside, *j),
             _ => false,
         })
     };
@@ -172,15 +179,15 @@ fn hoist_from_loop(func: &mut Function, loop_inst: InstId) -> usize {
         for b in std::iter::once(prepare).chain(region_blocks.iter().copied()) {
             for &i in &func.blocks[b].insts {
                 let k = &func.insts[i].kind;
-                if invariant[i]
+                if inside_invariant[i]
                     || k.is_terminator()
                     || matches!(k, InstKind::Phi | InstKind::Alloca(_))
-                    || !operands_invariant(func, &invariant, i)
+                    || !operands_invariant(func, &inside_invariant, i)
                 {
                     continue;
                 }
                 if b == prepare || speculatable(func, i) {
-                    invariant[i] = true;
+                    inside_invariant[i] = true;
                     changed = true;
                 }
             }
@@ -193,7 +200,7 @@ fn hoist_from_loop(func: &mut Function, loop_inst: InstId) -> usize {
     let candidates: Vec<InstId> = region_blocks
         .iter()
         .flat_map(|b| func.blocks[*b].insts.iter().copied())
-        .filter(|i| invariant[*i] && !func.insts[*i].kind.is_terminator())
+        .filter(|i| inside_invariant[*i] && !func.insts[*i].kind.is_terminator())
         .collect();
     if candidates.is_empty() {
         return 0;

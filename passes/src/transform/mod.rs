@@ -37,8 +37,12 @@ crate::pass_registry! {
         licm::Licm,
         local_load_elimination::LocalLoadElimination,
         local_store_forward::LocalStoreForward,
+        loop_rotation::LoopRotation,
+        loop_unswitch::LoopUnswitch,
         lower_break_continue::LowerBreakContinue,
+        lower_irreducible_cfg::LowerIrreducibleCfg,
         lower_ray_query_to_loop::LowerRayQueryToLoop,
+        lower_ray_query_to_pipeline::LowerRayQueryToPipeline,
         mem2reg::Mem2Reg,
         phi_cleanup::PhiCleanup,
         promote_ref_arg::PromoteRefArg,
@@ -47,6 +51,7 @@ crate::pass_registry! {
         reg2mem::Reg2Mem,
         restructure_cfg::RestructureCfg,
         scalarizer::Scalarizer,
+        select_factor::SelectFactor,
         sccp::Sccp,
         simplify_cfg::SimplifyCfg,
         simplify_libcalls::SimplifyLibcalls,
@@ -82,20 +87,8 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Fuses adjacent compatible loops (opt-in, plain CFG).",
     ),
     (
-        "loop-rotation",
-        "Rotates loops into do-while form (opt-in, plain CFG).",
-    ),
-    (
-        "loop-unswitch",
-        "Hoists loop-invariant conditions out of loops.",
-    ),
-    (
         "loop-vectorization",
         "Vectorizes simple loops (opt-in, plain CFG).",
-    ),
-    (
-        "lower-irreducible-cfg",
-        "Makes irreducible control flow reducible.",
     ),
     (
         "lower-ray-query-handler-graph",
@@ -110,14 +103,9 @@ pub static NOT_IMPLEMENTED: &[(&str, &str)] = &[
         "Lowers ray-query loops to loops (older lowering).",
     ),
     (
-        "lower-ray-query-to-pipeline",
-        "Outlines ray-query handlers into a ray-query pipeline.",
-    ),
-    (
         "outline",
         "Outlining (an explicit unsupported no-op upstream).",
     ),
-    ("select-factor", "Factors common operands out of selects."),
     (
         "transpose-gep",
         "Reorders GEP indices over transposed layouts.",

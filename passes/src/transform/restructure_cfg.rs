@@ -33,10 +33,15 @@
 //!    target all of whose predecessors are in the loop joins it, a small exit block
 //!    shared with outside code is copied, and a whole loop entered only from this one
 //!    (code after a `break` that loops on its own, e.g. an inner loop on the outer loop's
-//!    break path) is adopted as a child. An edge still leaving two loops at once is a
-//!    multi-level break: its target joins the innermost loop that holds all its
-//!    predecessors (code after the inner loop's `break`) when it heads no loop, and is
-//!    refused otherwise. Each header gets a
+//!    break path) is adopted as a child. An edge still leaving `k ≥ 2` loops at once is
+//!    a multi-level break: its target joins the innermost loop that holds all its
+//!    predecessors (code after the inner loop's `break`) when it heads no loop;
+//!    otherwise the edge leaves one loop at a time through a chain of `k - 1`
+//!    trampolines, one in each enclosing loop it leaves (shared per loop and target),
+//!    so every loop then leaves to its own merge and a trampoline, and the guard above
+//!    dispatches at each loop's merge: break again (the next trampoline) or continue /
+//!    go on to the target. SPIR-V's exit rules are not loosened: each `break` still
+//!    leaves one loop. Each header gets a
 //!    dedicated preheader (its single outside predecessor when that ends in `br`, a new
 //!    block otherwise; a new body block when the header is the body, taking its allocas).
 //!    The preheader's `br` becomes `loop prepare H, body B, update U, merge M` when the
@@ -94,10 +99,12 @@
 //! **Preconditions:** phi-free (run `reg2mem` first), reducible, plain CFG apart from
 //! `autodiff` / `outline` regions; checked by step 1, which refuses otherwise.
 //!
-//! **Modes** (`mode=`): `transactional` (default) transforms a copy of each definition,
-//! verifies it and commits the whole module only when every definition succeeded; any
-//! failure leaves the module byte-identical (a refusal). `in-place-discardable` transforms
-//! the definitions themselves (no copies, as SPIR-V's pipeline asks); a failure after the
+//! **Modes** (`mode=`): `transactional` (default) transforms each definition in place
+//! under its undo log (`Function::begin_journal`: the original of every instruction and
+//! block record it changes is kept, no copy of the definition), verifies it and commits the
+//! whole module only when every definition succeeded; any failure rolls every definition
+//! back and leaves the module byte-identical (a refusal). `in-place-discardable` transforms
+//! the definitions without a log (as SPIR-V's pipeline asks); a failure after the
 //! preflight is then a hard error and the module must be discarded. Failures found by the
 //! preflight are refusals in both modes.
 //!
@@ -300,32 +307,27 @@ impl Pass for RestructureCfg {
             require_canonical_break_continue_targets: true,
             ..VerifyOptions::default()
         };
-        let mut originals: Vec<(FuncId, Function)> = Vec::new();
+        // Transactional mode edits each definition in place under an undo log
+        // (`Function::begin_journal`) instead of editing a copy: on a 100k-block function
+        // the copy and the drop of the original were most of the pass's cache misses.
+        let mut journaled: Vec<FuncId> = Vec::new();
+        #[cfg(debug_assertions)]
+        let mut originals: Vec<String> = Vec::new();
         let constants_before = module.constants.len();
         for &f in &todo {
             c.definition_transform_invocation += 1;
-            let result = if self.in_place {
-                let (func, mut g) = module.split(f);
-                restructure_function(func, &mut g, self.limits)
-            } else {
-                let mut copy = module.func(f).clone();
-                let r = restructure_function(&mut copy, &mut module.globals(), self.limits);
-                if r.is_ok() {
-                    originals.push((f, std::mem::replace(module.func_mut(f), copy)));
-                }
-                r
-            };
-            let result = result.and_then(|n| {
+            if !self.in_place {
+                #[cfg(debug_assertions)]
+                originals.push(format!("{:?}", module.func(f)));
+                module.func_mut(f).begin_journal();
+                journaled.push(f);
+            }
+            let (func, mut g) = module.split(f);
+            let result = restructure_function(func, &mut g, self.limits).and_then(|n| {
                 c.boundary_verifier += 1;
                 match verify_function(module, f, &opts, None).first() {
                     None => Ok(n),
-                    Some(d) => {
-                        if !self.in_place {
-                            let (_, orig) = originals.pop().expect("pushed above");
-                            *module.func_mut(f) = orig;
-                        }
-                        Err(Failure::Verifier(d.message.clone()))
-                    }
+                    Some(d) => Err(Failure::Verifier(d.message.clone())),
                 }
             });
             match result {
@@ -338,10 +340,16 @@ impl Pass for RestructureCfg {
                             e.describe(module, f)
                         )));
                     }
-                    // Roll back every committed definition and the guards' constants,
-                    // then name the input's blocks.
-                    for (g, orig) in originals.drain(..).rev() {
-                        *module.func_mut(g) = orig;
+                    // Roll back every definition edited so far and the guards'
+                    // constants, then name the input's blocks.
+                    for g in journaled.drain(..).rev() {
+                        module.func_mut(g).rollback_journal();
+                        #[cfg(debug_assertions)]
+                        assert_eq!(
+                            originals.pop().as_deref(),
+                            Some(format!("{:?}", module.func(g)).as_str()),
+                            "restructure-cfg's undo log did not restore {g:?}"
+                        );
                     }
                     let new: Vec<_> = module.constants.iter().skip(constants_before).map(|(k, _)| k).collect();
                     for k in new {
@@ -350,6 +358,9 @@ impl Pass for RestructureCfg {
                     return Ok(PassRun::refused(e.describe(module, f), c.report()));
                 }
             }
+        }
+        for f in journaled {
+            module.func_mut(f).commit_journal();
         }
         Ok(PassRun::new(c.changed(), c.report()))
     }
@@ -393,7 +404,7 @@ pub fn restructure_function(
     let mut attempts = 0u64;
     let cfg = loop {
         let mut walked = Restructured::default();
-        let mut w = Walker::new(func, graph, loops.clone(), limits);
+        let mut w = Walker::new(func, graph, loops.clone(), limits, guards.designated_merges());
         match w.run(&mut walked) {
             Ok(()) => {
                 n.loops += walked.loops;

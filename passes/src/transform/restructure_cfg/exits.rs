@@ -13,9 +13,10 @@ pub(super) fn fold_equal_arms(func: &mut Function) -> u64 {
         let Some(t) = func.terminator(b) else {
             continue;
         };
-        let d = func.inst_mut(t);
+        let d = func.inst(t);
         if matches!(d.kind, InstKind::ConditionalBranch) && d.operands[1] == d.operands[2] {
             let target = d.operands[1];
+            let d = func.inst_mut(t);
             d.kind = InstKind::Branch;
             d.operands.clear();
             d.operands.push(target);
@@ -125,11 +126,11 @@ pub(super) fn seal_orphan_branches(func: &mut Function, reachable: impl Fn(Block
         let Some(t) = func.terminator(b) else {
             continue;
         };
-        let d = func.inst_mut(t);
         if matches!(
-            d.kind,
+            func.inst(t).kind,
             InstKind::ConditionalBranch | InstKind::IndexedBranch { .. }
         ) {
+            let d = func.inst_mut(t);
             d.kind = InstKind::Unreachable {
                 message: String::new(),
             };

@@ -63,6 +63,10 @@ pub enum Via {
         forwarded: Vec<BlockId>,
         /// The block the forwarding merge leads to.
         target: BlockId,
+        /// The selection's block: the dispatch block is its merge on the rerun even when
+        /// the selection does not branch to it directly (its exits all leave through a
+        /// nested construct, so the dispatch block is no dominator-tree child of it).
+        header: BlockId,
     },
 }
 
@@ -87,6 +91,8 @@ struct Group {
 #[derive(Default)]
 pub(super) struct Guards {
     groups: Vec<Group>,
+    /// `(selection block, dispatch block)` of each [`Via::NewMerge`].
+    designated: Vec<(BlockId, BlockId)>,
     u32_ty: Option<Type>,
     bool_ty: Option<Type>,
 }
@@ -95,6 +101,12 @@ impl Guards {
     /// Guard variables created.
     pub(super) fn count(&self) -> u64 {
         self.groups.len() as u64
+    }
+
+    /// `(selection block, dispatch block)` of each dispatch made as a new merge: the walk
+    /// takes that block as the selection's merge.
+    pub(super) fn designated_merges(&self) -> &[(BlockId, BlockId)] {
+        &self.designated
     }
 
     /// Applies `r` to `func` (the plain CFG the walk started from). `Ok(false)` when
@@ -131,11 +143,16 @@ impl Guards {
                     }
                 }
             }
-            Via::NewMerge { forwarded, target } => {
+            Via::NewMerge {
+                forwarded,
+                target,
+                header,
+            } => {
                 if forwarded.is_empty() || r.to == *target {
                     return Ok(false);
                 }
                 let gi = self.new_group(func, g, *target, None);
+                self.designated.push((*header, self.groups[gi].dispatch));
                 self.route(func, g, gi, forwarded, *target);
                 gi
             }

@@ -5,6 +5,7 @@ use super::guards::Guards;
 use super::{Failure, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
+use std::collections::HashMap;
 use xir_ir::{BlockId, Function, Globals, InstId, SecondaryMap, Value};
 
 /// The shape chosen for a loop.
@@ -302,6 +303,50 @@ fn host_loop(cfg: &Cfg, lf: &LoopForest, v: BlockId) -> Option<u32> {
     (!lf.contains(host, v) && (q == NONE || lf.is_ancestor(q, host))).then_some(host)
 }
 
+/// A multi-level exit `u → v` that leaves the loops `L1 ⊂ L2 ⊂ … ⊂ Lk` (`L1` = `lu`,
+/// `k ≥ 2`, `v` outside `Lk`) leaves one loop at a time: `u` branches to a trampoline
+/// `T1: br T2` placed in `L2`, …, `T(k-1): br v` placed in `Lk`, so each edge of the
+/// chain leaves exactly one loop. A loop then leaving to several blocks (its own merge
+/// and a trampoline) gets a guard variable at its merge, whose `if` chain breaks again
+/// (the next trampoline is an exit of the enclosing loop) or continues the enclosing
+/// loop (the target is its header or latch). Trampolines are shared per (loop, target).
+/// Returns the blocks made.
+fn multi_level_exit(
+    func: &mut Function,
+    lf: &mut LoopForest,
+    trampolines: &mut HashMap<(u32, BlockId), BlockId>,
+    u: BlockId,
+    v: BlockId,
+    lu: u32,
+) -> u64 {
+    let mut made = 0;
+    let mut from = u;
+    let mut inner = lu;
+    loop {
+        let outer = lf.parent[inner as usize];
+        if outer == NONE || lf.contains(outer, v) {
+            // `from → v` now leaves only `inner`.
+            return made;
+        }
+        let t = match trampolines.get(&(outer, v)) {
+            Some(&t) => {
+                retarget(func, from, v, t);
+                return made;
+            }
+            None => {
+                let t = exit_block(func, InstKind::Branch, v);
+                lf.loop_of[t] = outer;
+                trampolines.insert((outer, v), t);
+                made += 1;
+                t
+            }
+        };
+        retarget(func, from, v, t);
+        from = t;
+        inner = outer;
+    }
+}
+
 /// Step 3: merges, preheaders and shapes of every natural loop.
 pub(super) fn canonicalize_loops(
     func: &mut Function,
@@ -318,11 +363,13 @@ pub(super) fn canonicalize_loops(
     }
     let copies = absorb_exit_paths(func, &cfg, &mut lf);
     n.canonicalized += copies;
-    let cfg = if copies > 0 { Cfg::compute(func) } else { cfg };
-    // Exit edges per loop; an edge leaving two loops is a multi-level break, unless its
-    // target can be code after a `break` of the innermost loop holding all its
-    // predecessors (then it joins that loop and the exits are collected again).
+    let mut cfg = if copies > 0 { Cfg::compute(func) } else { cfg };
+    // Exit edges per loop; an edge leaving two loops is a multi-level break. Its target
+    // joins the innermost loop holding all its predecessors when it can be code after a
+    // `break` of that loop; otherwise the edge leaves one loop at a time through a chain
+    // of trampolines (`multi_level_exit`). Either way the exits are collected again.
     let mut rounds = 0usize;
+    let mut trampolines: HashMap<(u32, BlockId), BlockId> = HashMap::new();
     let exits = 'collect: loop {
         let mut exits: Vec<Vec<(BlockId, BlockId)>> = vec![Vec::new(); count];
         for &u in &cfg.rpo {
@@ -342,15 +389,20 @@ pub(super) fn canonicalize_loops(
                 }
                 if left > 1 {
                     rounds += 1;
-                    if let Some(host) = host_loop(&cfg, &lf, v).filter(|_| rounds <= cfg.rpo.len()) {
-                        lf.loop_of[v] = host;
-                        continue 'collect;
+                    if rounds > 2 * cfg.rpo.len() + 16 {
+                        return Err(Failure::Unstructured {
+                            from: u,
+                            to: Some(v),
+                            why: "the branch leaves several loops at once",
+                        });
                     }
-                    return Err(Failure::Unstructured {
-                        from: u,
-                        to: Some(v),
-                        why: "the branch leaves several loops at once",
-                    });
+                    if let Some(host) = host_loop(&cfg, &lf, v) {
+                        lf.loop_of[v] = host;
+                    } else {
+                        n.canonicalized += multi_level_exit(func, &mut lf, &mut trampolines, u, v, lu);
+                        cfg = Cfg::compute(func);
+                    }
+                    continue 'collect;
                 }
             }
         }
@@ -465,8 +517,7 @@ pub(super) fn canonicalize_loops(
                         .collect();
                     func.remove_insts(&allocas);
                     for (k, a) in allocas.iter().enumerate() {
-                        func.blocks[ph].insts.insert(k, *a);
-                        func.insts[*a].block = Some(ph);
+                        func.place_inst_at(ph, k, *a);
                     }
                     func.body = Some(ph);
                 }

@@ -211,10 +211,10 @@ pub(super) fn restore(func: &mut Function, regions: &Regions) {
     for k in 0..func.block_order.len() {
         let x = func.block_order[k];
         let Some(t) = func.terminator(x) else { continue };
-        let d = func.inst_mut(t);
-        if !is_marker(d) {
+        if !is_marker(func.inst(t)) {
             continue;
         }
+        let d = func.inst_mut(t);
         let Value::Func(f) = d.operands[0] else { unreachable!("a marker") };
         let merge = match d.kind {
             InstKind::If { merge } => merge,

@@ -7,7 +7,7 @@ use super::regions::is_marker;
 use super::{Failure, Limits, NONE, Restructured};
 use xir_ir::analysis::{Cfg, DomTree};
 use xir_ir::inst::{InstData, InstKind};
-use xir_ir::entity::EntityRef;
+use xir_ir::function::Savepoint;
 use xir_ir::{BlockId, Function, InstId, SecondaryMap, Value};
 
 /// A construct on the walk's stack.
@@ -84,13 +84,15 @@ pub(super) struct Walker<'f> {
     /// `FrameKind::Selection::forwards`), for a guard that replaces that merge.
     forwarded: Vec<Vec<BlockId>>,
     limits: Limits,
+    /// Guard dispatch blocks made as a selection's new merge (`guards.rs`,
+    /// `Via::NewMerge`): selection block → dispatch block, and back.
+    designated_merge: SecondaryMap<BlockId, Option<BlockId>>,
+    designated_for: SecondaryMap<BlockId, Option<BlockId>>,
     constructs: u64,
-    /// Undo log (so that a walk asking for a guard can be rolled back without a copy of
-    /// the definition): the arena and layout sizes when the walk began, and the original
-    /// of each existing instruction it edited (only terminators), once each.
-    start: (usize, usize, usize),
-    journal: Vec<(InstId, InstData)>,
-    journaled: SecondaryMap<InstId, bool>,
+    /// Undo point (so that a walk asking for a guard can be rolled back without a copy
+    /// of the definition): the function's undo log keeps the original of each existing
+    /// instruction the walk edits (only terminators) and drops what it created.
+    savepoint: Option<Savepoint>,
 }
 
 impl<'f> Walker<'f> {
@@ -100,6 +102,7 @@ impl<'f> Walker<'f> {
         (cfg, dom): (Cfg, DomTree),
         loops: Vec<LoopInfo>,
         limits: Limits,
+        designated: &[(BlockId, BlockId)],
     ) -> Self {
         let mut preheader_of = SecondaryMap::with_default(NONE);
         let mut loop_role = SecondaryMap::with_default(false);
@@ -123,11 +126,17 @@ impl<'f> Walker<'f> {
                 }
             }
         }
-        let start = (func.blocks.len(), func.insts.len(), func.block_order.len());
+        let mut designated_merge = SecondaryMap::with_default(None);
+        let mut designated_for = SecondaryMap::with_default(None);
+        for &(h, d) in designated {
+            designated_merge[h] = Some(d);
+            designated_for[d] = Some(h);
+        }
+        let savepoint = Some(func.savepoint());
         Walker {
-            start,
-            journal: Vec::new(),
-            journaled: SecondaryMap::with_default(false),
+            designated_merge,
+            designated_for,
+            savepoint,
             func,
             cfg,
             dom,
@@ -143,32 +152,25 @@ impl<'f> Walker<'f> {
         }
     }
 
-    /// An existing instruction to edit, its original kept for [`Self::undo`].
+    /// An existing instruction to edit (the function's undo log keeps its original for
+    /// [`Self::undo`]).
     fn edit(&mut self, i: InstId) -> &mut InstData {
-        if i.index() < self.start.1 && !std::mem::replace(&mut self.journaled[i], true) {
-            self.journal.push((i, self.func.inst(i).clone()));
-        }
         self.func.inst_mut(i)
     }
 
     /// Puts the definition back as it was when the walk began: the edited instructions
     /// get their originals back, and the blocks and instructions the walk created are
-    /// dropped (it only appends them, and never edits an existing block's list).
-    pub(super) fn undo(self) {
-        let (blocks, insts, order) = self.start;
-        for (i, d) in self.journal.into_iter().rev() {
-            *self.func.inst_mut(i) = d;
-        }
-        while self.func.block_order.len() > order {
-            self.func.block_order.remove(self.func.block_order.len() - 1);
-        }
-        self.func.blocks.truncate(blocks);
-        self.func.insts.truncate(insts);
+    /// dropped.
+    pub(super) fn undo(mut self) {
+        let sp = self.savepoint.take().expect("one undo or into_cfg");
+        self.func.rollback_to(sp);
     }
 
     /// The CFG the walk began with: its unreachable blocks are still unreachable (the
     /// walk never makes an unreachable block reachable).
-    pub(super) fn into_cfg(self) -> Cfg {
+    pub(super) fn into_cfg(mut self) -> Cfg {
+        let sp = self.savepoint.take().expect("one undo or into_cfg");
+        self.func.release(sp);
         self.cfg
     }
 
@@ -337,8 +339,21 @@ impl<'f> Walker<'f> {
             .children(x)
             .iter()
             .copied()
-            .filter(|&c| !self.loop_role[c] && self.fwd_preds[c].0 >= 2)
+            .filter(|&c| {
+                !self.loop_role[c]
+                    && self.fwd_preds[c].0 >= 2
+                    && self.designated_for[c].is_none_or(|h| h == x)
+            })
             .collect();
+        // A dispatch block made as this selection's merge, reached only through a
+        // nested construct (so no dominator-tree child of `x`).
+        if joins.is_empty()
+            && let Some(d) = self.designated_merge[x]
+            && self.cfg.is_reachable(d)
+            && self.dom.dominates(x, d)
+        {
+            joins.push(d);
+        }
         if joins.len() > 1 {
             // The earliest join stays the merge; the paths into a later one that do not
             // pass the merge can reach it through a guard at the merge.
@@ -618,6 +633,10 @@ impl<'f> Walker<'f> {
         let new_merge = |(i, target): (usize, BlockId)| Via::NewMerge {
             forwarded: self.forwarded[i].clone(),
             target,
+            header: match self.frames[i].kind {
+                FrameKind::Selection { inst, .. } => self.func.inst(inst).block.expect("placed"),
+                FrameKind::Loop { .. } => unreachable!("only selections forward"),
+            },
         };
         let mut fi = frame;
         while let Some(i) = fi {
@@ -641,7 +660,17 @@ impl<'f> Walker<'f> {
                         _ => via = Some(m),
                     },
                     (None, Some(_), Some(t)) => {
-                        blocked.get_or_insert((i, t));
+                        // The innermost such construct, unless a switch further out
+                        // has one too: only the switch stops a `br` out of the `if`
+                        // (a new merge for the `if` alone would leave the edge inside
+                        // the switch, and the rerun would ask again, without end).
+                        let switch = matches!(self.frames[i].kind, FrameKind::Selection { switch: true, .. });
+                        let inner_is_if = blocked.is_some_and(|(b, _)| {
+                            matches!(self.frames[b].kind, FrameKind::Selection { switch: false, .. })
+                        });
+                        if blocked.is_none() || (switch && inner_is_if) {
+                            blocked = Some((i, t));
+                        }
                     }
                     _ => {}
                 },
