@@ -148,7 +148,9 @@
 //! each), the round trip `destructure-cfg,reg2mem,restructure-cfg,mem2reg` and
 //! `spirv-final` (`optimize=false`) complete on every kernel with 0 changed results:
 //! `PASS_SEMANTICS_ONLY='round trip,spirv-final,restructure-cfg'
-//! target/debug/examples/pass_semantics 2500 START 8` for START = 0, 2500, …, 7500.
+//! target/debug/examples/pass_semantics 2500 START 8` for START = 0, 2500, …, 7500;
+//! again on 0..2000 with the generator's pass-input shapes (both round trips and the
+//! optimising `spirv-final`: 2,000 of 2,000, 0 changed results).
 //!
 //! **Report keys:** `restructured_loop`, `restructured_if`, `restructured_switch`,
 //! `canonicalized_cfg` (auxiliary rewrites: trampolines, preheaders, exit copies,
