@@ -78,6 +78,8 @@ fn input_of(p: DirectPass) -> (Source, &'static [DirectPass]) {
         | DirectPass::EarlyReturnElimination
         | DirectPass::LowerRayQueryToLoop
         | DirectPass::LowerRayQueryToPipeline
+        | DirectPass::LowerRayQueryLoop
+        | DirectPass::LowerRayQueryLoopToLoop
         | DirectPass::ReconstructRayQueryLoop
         | DirectPass::Scalarizer
         | DirectPass::Sroa
@@ -209,6 +211,8 @@ measured! {
     measured_pass_early_return_elimination: EarlyReturnElimination,
     measured_pass_lower_ray_query_to_loop: LowerRayQueryToLoop,
     measured_pass_lower_ray_query_to_pipeline: LowerRayQueryToPipeline,
+    measured_pass_lower_ray_query_loop: LowerRayQueryLoop,
+    measured_pass_lower_ray_query_loop_to_loop: LowerRayQueryLoopToLoop,
     measured_pass_reconstruct_ray_query_loop: ReconstructRayQueryLoop,
     measured_pass_scalarizer: Scalarizer,
     measured_pass_sroa: Sroa,

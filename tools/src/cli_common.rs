@@ -231,5 +231,5 @@ pub fn run_process(name: &str, needs_stdin: fn(&[String]) -> bool, main: ToolMai
     let mut out = xir_sysio::stdio::Checked::new(std::io::stdout().lock());
     let code = main(&args, &stdin, &mut out, &mut err);
     let code = out.finish(name, code, &mut err);
-    std::process::exit(code);
+    xir_sysio::cleanup::exit(code);
 }

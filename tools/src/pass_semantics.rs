@@ -62,6 +62,14 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs ray queries (refused by the interpreter)",
     ),
     (
+        "lower-ray-query-loop",
+        "needs a ray-query loop; the interpreter cannot trace rays (it refuses ray queries)",
+    ),
+    (
+        "lower-ray-query-loop-to-loop",
+        "needs a ray-query loop; the interpreter cannot trace rays (it refuses ray queries)",
+    ),
+    (
         "lower-ray-query-to-pipeline",
         "needs a ray-query loop; the interpreter cannot trace rays (it refuses ray queries), so neither the loop nor the pipeline it becomes can run",
     ),

@@ -32,5 +32,5 @@ fn main() {
         &mut std::io::stdout().lock(),
         &mut std::io::stderr().lock(),
     );
-    std::process::exit(code);
+    xir_sysio::cleanup::exit(code);
 }

@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 enum What {
     File(PathBuf),
@@ -32,6 +32,8 @@ struct Entry {
 
 static REGISTRY: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 static NEXT: AtomicU64 = AtomicU64::new(0);
+/// Set by the signal thread before it kills anything: the process is being interrupted.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 fn registry() -> std::sync::MutexGuard<'static, Vec<Entry>> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
@@ -108,6 +110,7 @@ pub fn install_signal_cleanup() -> std::io::Result<()> {
         .name("xir-signal-cleanup".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
+                INTERRUPTED.store(true, Ordering::SeqCst);
                 remove_registered();
                 // Dies of the signal; should that fail, exit as a shell would report it.
                 let _ = signal_hook::low_level::emulate_default_handler(sig);
@@ -115,6 +118,19 @@ pub fn install_signal_cleanup() -> std::io::Result<()> {
             }
         })?;
     Ok(())
+}
+
+/// Ends the process with `code`, unless a signal is being handled: then the caller waits
+/// for the signal thread to end the process by the signal. Without this, a main thread
+/// that saw its child killed by the cleanup could exit with its own status first (an
+/// interrupted `xir-bisect` exited 5 instead of dying of SIGINT on a loaded machine).
+pub fn exit(code: i32) -> ! {
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+    std::process::exit(code)
 }
 
 #[cfg(test)]

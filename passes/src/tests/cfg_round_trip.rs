@@ -259,3 +259,62 @@ fn list_random_refusals() {
         }
     }
 }
+
+/// `lower-irreducible-cfg` then `restructure-cfg` on every random plain CFG that
+/// `restructure-cfg` refuses as irreducible: the lowering makes it reducible (no region
+/// left, the verifier after each pass) and `restructure-cfg` then structures it.
+#[test]
+fn irreducible_random_cfgs_lower_then_restructure() {
+    use crate::transform::lower_irreducible_cfg::{LowerIrreducibleCfg, irreducible_regions};
+    let (mut irreducible, mut structured_after, mut other) = (0u64, 0u64, Vec::new());
+    for seed in 0..seeds(300) {
+        let mut m = random_module(seed);
+        run(&mut m, &DestructureCfg, "d");
+        run(&mut m, &PerFunction(Reg2Mem), "r");
+        let before = m.clone();
+        let r = run(&mut m, &RestructureCfg::default(), "s");
+        match &r.refusal {
+            Some(why) if why.contains("irreducible") => {}
+            _ => continue,
+        }
+        irreducible += 1;
+        let mut m = before;
+        let what = format!("random seed {seed}");
+        let l = run(
+            &mut m,
+            &LowerIrreducibleCfg,
+            &format!("{what}: lower-irreducible-cfg"),
+        );
+        assert!(
+            l.refusal.is_none() && l.changed.any(),
+            "{what}: {:?}",
+            l.refusal
+        );
+        for &f in &m.func_order {
+            if m.func(f).body.is_some() {
+                let cfg = xir_ir::analysis::Cfg::compute(m.func(f));
+                assert!(
+                    irreducible_regions(&cfg).is_empty(),
+                    "{what}: a region is left"
+                );
+            }
+        }
+        let s = run(
+            &mut m,
+            &RestructureCfg::default(),
+            &format!("{what}: restructure-cfg"),
+        );
+        match &s.refusal {
+            None => {
+                assert!(structured(&m), "{what}: plain branches left");
+                structured_after += 1;
+            }
+            Some(why) => other.push(format!("{what}: {why}")),
+        }
+    }
+    eprintln!(
+        "irreducible random CFGs: {irreducible}, structured after lower-irreducible-cfg: {structured_after}, other refusals: {other:#?}"
+    );
+    assert!(irreducible > 0, "no irreducible random CFG");
+    assert!(other.is_empty(), "{other:#?}");
+}

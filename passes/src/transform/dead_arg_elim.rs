@@ -90,7 +90,7 @@ fn removable_args(module: &Module, graph: &CallGraph, f: FuncId) -> Option<Vec<A
     let func = module.func(f);
     if !matches!(func.kind, FunctionKind::Callable)
         || func.body.is_none()
-        || graph.escaping.contains(&f)
+        || graph.is_escaping(f)
         || func
             .metadata
             .iter()

@@ -32,8 +32,8 @@
 use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::util::calls::{CallGraph, CallSite};
-use crate::util::inline::{InlineOptions, InlineRefusal, inline_call_sites, preflight_site};
-use xir_ir::{FunctionKind, Module};
+use crate::util::inline::{InlineOptions, InlineRefusal, inline_call_sites_with, preflight_site};
+use xir_ir::{FuncId, FunctionKind, Module};
 
 /// Most call sites a callable with several may have and still be inlined…
 const MAX_SITES: usize = 3;
@@ -87,8 +87,11 @@ impl Pass for Inline {
             .copied()
             .filter(|f| m.func(*f).kind == FunctionKind::Callable)
             .collect();
+        // One call graph, rescanned where inlining edited (the callers) or removed (the
+        // callee): recomputing it per callee made the pass quadratic in callables
+        // (7.5 s for 5,000 after the graph's own indexes; docs/passes-perf.md).
+        let mut graph = CallGraph::compute(&m);
         for callee in callables {
-            let graph = CallGraph::compute(&m);
             let sites: Vec<CallSite> = graph.sites_of(callee).copied().collect();
             if m.func(callee).body.is_none() {
                 c.skipped_declaration_call += sites.len() as u64;
@@ -106,10 +109,11 @@ impl Pass for Inline {
                 c.skipped_costly_callable += 1;
                 continue;
             }
+            let callers: Vec<FuncId> = sites.iter().map(|s| s.caller).collect();
             for s in sites {
                 match preflight_site(&m, &s, &recursive, opts) {
                     Ok(()) => {
-                        let stats = inline_call_sites(&mut m, &[s], opts).map_err(|r| {
+                        let stats = inline_call_sites_with(&mut m, &[s], opts, &recursive).map_err(|r| {
                             PassError::new(format!(
                                 "inline: a preflighted call was refused: {}",
                                 r.message()
@@ -125,9 +129,10 @@ impl Pass for Inline {
                     Err(InlineRefusal::Malformed(_)) => c.rejected_malformed_call += 1,
                 }
             }
-            let after = CallGraph::compute(&m);
-            if after.sites_of(callee).next().is_none() && !after.escaping.contains(&callee) {
+            graph.rescan(&m, &callers);
+            if graph.sites_of(callee).next().is_none() && !graph.is_escaping(callee) {
                 m.remove_function(callee);
+                graph.rescan(&m, &[callee]);
                 c.removed_callable += 1;
             }
         }

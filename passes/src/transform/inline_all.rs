@@ -46,7 +46,7 @@ use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
 use crate::registry::{PassOptionInfo, PassOptions};
 use crate::util::calls::{CallGraph, CallSite};
-use crate::util::inline::{InlineOptions, InlineRefusal, inline_call_sites, preflight_site};
+use crate::util::inline::{InlineOptions, InlineRefusal, inline_call_sites_with, preflight_site};
 use rustc_hash::FxHashSet;
 use xir_ir::{FuncId, FunctionKind, Module};
 
@@ -152,7 +152,7 @@ impl Pass for InlineAll {
             for s in sites {
                 match preflight_site(m, &s, &recursive, opts) {
                     Ok(()) => {
-                        let stats = inline_call_sites(m, &[s], opts).map_err(|r| {
+                        let stats = inline_call_sites_with(m, &[s], opts, &recursive).map_err(|r| {
                             PassError::new(format!("inline-all: a preflighted call was refused: {}", r.message()))
                         })?;
                         c.inlined_call += stats.inlined_call;
@@ -181,7 +181,7 @@ impl Pass for InlineAll {
             }
             let after = CallGraph::compute(m);
             for f in leaves {
-                if after.sites_of(f).next().is_none() && !after.escaping.contains(&f) {
+                if after.sites_of(f).next().is_none() && !after.is_escaping(f) {
                     m.remove_function(f);
                     c.removed_callable += 1;
                 }

@@ -113,15 +113,14 @@ impl Pass for InlineSpirvPointerArgs {
         loop {
             let m = work.as_ref().unwrap_or(module);
             let graph = CallGraph::compute(m);
-            if graph.sites.is_empty() {
+            if graph.has_no_sites() {
                 break;
             }
             let reachable = kernel_reachable(m, &graph);
             let usage = resource_usage(m, &reachable);
             c.argument_usage_analysis += 1;
             let selected: Vec<CallSite> = graph
-                .sites
-                .iter()
+                .sites()
                 .filter(|s| reachable.contains(&s.caller) && needs_specialization(m, s, &usage))
                 .copied()
                 .collect();
@@ -169,7 +168,7 @@ impl Pass for InlineSpirvPointerArgs {
             let callees: FxHashSet<FuncId> = selected.iter().map(|s| s.callee).collect();
             let after = CallGraph::compute(m);
             for f in callees {
-                if after.sites_of(f).next().is_none() && !after.escaping.contains(&f) {
+                if after.sites_of(f).next().is_none() && !after.is_escaping(f) {
                     m.remove_function(f);
                     c.pruned_unreachable_callable += 1;
                 }

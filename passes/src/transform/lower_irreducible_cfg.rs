@@ -52,6 +52,12 @@
 //! the body is its only entry), where upstream moves the body; the selector's `alloca`
 //! goes after the body's leading allocas.
 //!
+//! **Checked:** `irreducible_random_cfgs_lower_then_restructure`
+//! (`passes/src/tests/cfg_round_trip.rs`): every random plain CFG that `restructure-cfg`
+//! refuses as irreducible is lowered (no region left, verifier clean) and then
+//! restructured — 4 of seeds 0..300 by default, 36 of 0..3000 with
+//! `XIR_CFG_SEEDS=3000`; the corpus files run lowered kernels before/after.
+//!
 //! **Report keys:** `lowered_region`, `created_dispatch_block`, `created_edge_block`,
 //! `remaining_irreducible_region`, `error`. **Changed:** `lowered_region > 0`.
 //!
@@ -87,7 +93,7 @@ crate::declare_pass! {
             created_dispatch_block: ControlFlow,
             /// Edge blocks created (one per entry edge).
             created_edge_block: ControlFlow,
-            /// Irreducible regions left (in refused definitions).
+            /// Irreducible regions left (on a refusal: all of the module's).
             remaining_irreducible_region: Nothing,
             /// Unsupported input (refusal).
             error: Nothing,

@@ -76,19 +76,19 @@ crate::declare_pass! {
 }
 
 /// A handler region: its blocks and whether it is a lone `br dispatch`.
-struct Region {
-    blocks: Vec<BlockId>,
-    empty: bool,
+pub(crate) struct Region {
+    pub(crate) blocks: Vec<BlockId>,
+    pub(crate) empty: bool,
 }
 
-/// One preflighted ray-query loop.
-struct Site {
-    loop_inst: InstId,
-    dispatch: BlockId,
-    merge: BlockId,
-    query: Value,
-    surface: (BlockId, Region),
-    procedural: (BlockId, Region),
+/// One preflighted ray-query loop (also `lower-ray-query-loop-to-loop`'s preflight).
+pub(crate) struct Site {
+    pub(crate) loop_inst: InstId,
+    pub(crate) dispatch: BlockId,
+    pub(crate) merge: BlockId,
+    pub(crate) query: Value,
+    pub(crate) surface: (BlockId, Region),
+    pub(crate) procedural: (BlockId, Region),
 }
 
 /// Whether `v` is an lvalue of a ray-query object type.
@@ -168,7 +168,7 @@ fn region(
     Ok(Region { blocks, empty })
 }
 
-fn preflight_loop(
+pub(crate) fn preflight_loop(
     m: &Module,
     f: FuncId,
     cfg: &Cfg,

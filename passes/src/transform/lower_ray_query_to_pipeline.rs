@@ -715,11 +715,30 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
     Cursor::at_end(func, site.merge).unreachable("");
 }
 
-impl Pass for LowerRayQueryToPipeline {
-    fn run(&self, module: &mut Module, cx: &mut PassContext) -> Result<PassRun, PassError> {
-        let mut c = LowerRayQueryToPipelineCounters::default();
+/// What one run of the lowering did (shared with `lower-ray-query-loop`, upstream's
+/// compatibility name for this pass).
+pub(crate) struct Outcome {
+    /// Loops replaced by a pipeline.
+    pub(crate) lowered: u64,
+    /// Loops rejected.
+    pub(crate) rejected: u64,
+    /// The first rejection, when any (the module is then untouched).
+    pub(crate) refusal: Option<String>,
+}
+
+impl LowerRayQueryToPipeline {
+    /// Preflights every loop of the module, then selects and lowers.
+    pub(crate) fn lower_module(
+        &self,
+        module: &mut Module,
+        cx: &mut PassContext,
+    ) -> Result<Outcome, PassError> {
+        let mut out = Outcome {
+            lowered: 0,
+            rejected: 0,
+            refusal: None,
+        };
         let mut work: Vec<(FuncId, Vec<Site>)> = Vec::new();
-        let mut first: Option<String> = None;
         for &f in &module.func_order {
             let func = module.func(f);
             if func.body.is_none() {
@@ -734,7 +753,8 @@ impl Pass for LowerRayQueryToPipeline {
             if loops.is_empty() {
                 continue;
             }
-            let mut preds: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::with_default(Vec::new());
+            let mut preds: SecondaryMap<BlockId, Vec<BlockId>> =
+                SecondaryMap::with_default(Vec::new());
             for &b in func.block_order.iter() {
                 for s in func.successors(b) {
                     preds[s].push(b);
@@ -745,8 +765,8 @@ impl Pass for LowerRayQueryToPipeline {
                 match preflight_loop(module, f, &preds, b, t) {
                     Ok(site) => sites.push(site),
                     Err(why) => {
-                        c.error += 1;
-                        first.get_or_insert_with(|| {
+                        out.rejected += 1;
+                        out.refusal.get_or_insert_with(|| {
                             format!(
                                 "{}: the ray-query loop in block {} is rejected: {why}",
                                 describe_function(module, f),
@@ -758,8 +778,8 @@ impl Pass for LowerRayQueryToPipeline {
             }
             work.push((f, sites));
         }
-        if let Some(reason) = first {
-            return Ok(PassRun::refused(reason, c.report()));
+        if out.refusal.is_some() {
+            return Ok(out);
         }
         let work: Vec<(FuncId, Vec<Site>)> = work
             .into_iter()
@@ -771,11 +791,26 @@ impl Pass for LowerRayQueryToPipeline {
             }
             for site in sites {
                 lower(module, *f, site);
-                c.lowered_ray_query_to_pipeline += 1;
+                out.lowered += 1;
             }
             Dce.run_on_function(module, *f, cx, &mut DceCounters::default())?;
         }
-        Ok(PassRun::new(c.changed(), c.report()))
+        Ok(out)
+    }
+}
+
+impl Pass for LowerRayQueryToPipeline {
+    fn run(&self, module: &mut Module, cx: &mut PassContext) -> Result<PassRun, PassError> {
+        let out = self.lower_module(module, cx)?;
+        let c = LowerRayQueryToPipelineCounters {
+            lowered_ray_query_to_pipeline: out.lowered,
+            error: out.rejected,
+            ..Default::default()
+        };
+        Ok(match out.refusal {
+            Some(reason) => PassRun::refused(reason, c.report()),
+            None => PassRun::new(c.changed(), c.report()),
+        })
     }
 }
 

@@ -78,7 +78,11 @@
 //!    with a merge has only one the walk made to forward another exit (a merge-less
 //!    switch whose case breaks the loop while another case goes to the latch), a new
 //!    dispatch block becomes its merge, taking the forwarded exits (selector 1) and the
-//!    edge (selector 2). Anything else is an unstructured branch.
+//!    edge (selector 2); when an `if` with such a merge sits inside a switch with one,
+//!    the switch gets it (only the switch stops a `br` out of the `if`), and on the
+//!    rerun the dispatch block is that selection's merge even when the selection
+//!    reaches it only through a nested construct. Anything else is an unstructured
+//!    branch.
 //! 6. Unreachable blocks whose plain multi-way branch remains are sealed (below).
 //! 7. The candidate is verified (default checks plus unique merges and canonical
 //!    `break`/`continue` targets).
@@ -142,15 +146,25 @@
 //! `outline` and `ray_query_loop`, and before `autodiff` lowers the scopes. Upstream
 //! states no rule for an edge leaving a region body; here it is refused (fail closed:
 //! the structured form would accept it as an `if` exit, but autodiff would not see the
-//! scope's end).
+//! scope's end). Multi-level exits, as read on 2026-12-02 in
+//! `restructure_cfg_loop_boundary.cpp` (commit `7a290ff3f2c8`): its loop-boundary
+//! analysis normalises raw edges to a loop's own merge and continue target (`continue`
+//! from any switch case, `break` only where no nested switch is active, an ordinary
+//! branch otherwise) and states no rule for an edge leaving several loops; here such an
+//! edge leaves one loop at a time (step 3), through guards at each loop's merge.
 //!
 //! **Checked** (docs/semantic-checking.md): on generated kernels 0..10000 (8 inputs
 //! each), the round trip `destructure-cfg,reg2mem,restructure-cfg,mem2reg` and
 //! `spirv-final` (`optimize=false`) complete on every kernel with 0 changed results:
 //! `PASS_SEMANTICS_ONLY='round trip,spirv-final,restructure-cfg'
-//! target/debug/examples/pass_semantics 2500 START 8` for START = 0, 2500, …, 7500;
-//! again on 0..2000 with the generator's pass-input shapes (both round trips and the
-//! optimising `spirv-final`: 2,000 of 2,000, 0 changed results).
+//! target/debug/examples/pass_semantics 2500 START 8` for START = 0, 2500, …, 7500.
+//! With multi-level exits (2026-12-02): every shipped pipeline, the optimising
+//! `pre-autodiff` and `spirv-final` included, completes on kernels 0..1000 with 0 changed
+//! results (`PASS_SEMANTICS_ONLY='pipeline' target/debug/examples/pass_semantics 1000 0
+//! 4`), and the round trip, `spirv-final` and this pass on kernels 0..2000 (`… 2000 0 8`
+//! with the patterns above); with the generator's pass-input shapes (branch `testgen`,
+//! measured just before the multi-level exits were merged) the round trips and both
+//! `spirv-final`s complete on 2,000 of 2,000 with 0 changed results.
 //!
 //! **Report keys:** `restructured_loop`, `restructured_if`, `restructured_switch`,
 //! `canonicalized_cfg` (auxiliary rewrites: trampolines, preheaders, exit copies,

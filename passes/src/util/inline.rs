@@ -24,7 +24,7 @@ use xir_ir::analysis::form::{Form, first_violation};
 use xir_ir::function::ArgKind;
 use xir_ir::inst::{InstData, InstKind};
 use xir_ir::op::AllocaOp;
-use xir_ir::{BlockId, FuncId, FunctionKind, InstId, Metadata, Module, Value};
+use xir_ir::{BlockId, FuncId, FunctionKind, InstId, Metadata, Module, SecondaryMap, Value};
 
 /// Options of a batch.
 #[derive(Copy, Clone, Debug, Default)]
@@ -220,6 +220,18 @@ pub fn inline_call_sites(
     opts: InlineOptions,
 ) -> Result<InlineStats, InlineRefusal> {
     let recursive = CallGraph::compute(m).recursive(m);
+    inline_call_sites_with(m, sites, opts, &recursive)
+}
+
+/// [`inline_call_sites`] with the module's recursive functions already known (inlining a
+/// non-recursive callee creates no call cycle, so a caller inlining one callee after
+/// another computes them once).
+pub fn inline_call_sites_with(
+    m: &mut Module,
+    sites: &[CallSite],
+    opts: InlineOptions,
+    recursive: &SecondaryMap<FuncId, bool>,
+) -> Result<InlineStats, InlineRefusal> {
     let mut seen = rustc_hash::FxHashSet::default();
     for s in sites {
         if !seen.insert((s.caller, s.inst)) {
@@ -228,7 +240,7 @@ pub fn inline_call_sites(
                 describe_function(m, s.caller)
             )));
         }
-        preflight_site(m, s, &recursive, opts)?;
+        preflight_site(m, s, recursive, opts)?;
     }
     let mut stats = InlineStats::default();
     for s in sites {

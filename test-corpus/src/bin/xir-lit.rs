@@ -367,5 +367,5 @@ fn main() {
         let _ = writeln!(out, "{passed} passed, {failed} failed, {skipped} skipped");
     }
     let code = out.finish("xir-lit", i32::from(failed > 0), &mut std::io::stderr());
-    std::process::exit(code);
+    xir_sysio::cleanup::exit(code);
 }
