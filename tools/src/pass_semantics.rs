@@ -42,24 +42,12 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
         "needs a whole load of a local aggregate whose value feeds constant-index extracts (generated kernels read their locals' elements through GEPs); its corpus files run struct, vector and kept-whole-load cases before/after",
     ),
     (
-        "div-rem-pairs",
-        "needs an integer `x % y` after `x / y` of the same two values (generated kernels draw a fresh divisor for every division and remainder); its corpus files run signed, i64 and vector pairs before/after",
-    ),
-    (
         "fast-math-simplify",
         "needs an f32 `pow` with a constant 0 exponent or base 1, 2 or 10, or opposite f32 differences in one block one of which only feeds a norm (generated kernels draw their pow operands from values); its corpus files run the exact rewrites and the radix rewrite on integer exponents before/after",
     ),
     (
         "fix-self-referential",
         "needs an `insert` naming its own result, which the verifier rejects (only a pipeline entry marked verify=deferred sees one); generated kernels verify",
-    ),
-    (
-        "fuse-consecutive-buffer-reads",
-        "needs byte-buffer accesses at consecutive constant offsets (generated kernels index byte buffers by thread); its corpus file runs fused reads and writes before/after",
-    ),
-    (
-        "indvar-simplify",
-        "needs a prepare-block phi recurrence nothing reads (generated structured loops keep their counters in locals) or a plain-CFG counted loop multiplying its counter by a constant (generated loops never do); its corpus files run both rewrites before/after",
     ),
     (
         "loop-fusion",
@@ -76,10 +64,6 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
     (
         "select-factor",
         "needs a `select` whose two arms are single-use results of the same op differing in one operand (generated selects pick their arms among values already used elsewhere); its corpus files run scalar, chained and bool-vector factorings before/after",
-    ),
-    (
-        "slp-vectorization",
-        "needs adjacent stores of one lane-wise op into consecutive elements of a local array (generated kernels never store that way); its corpus file runs it before/after",
     ),
     (
         "lower-ray-query-to-loop",
@@ -100,10 +84,6 @@ pub const NOT_YET_GENERATED: &[(&str, &str)] = &[
     (
         "lower-ray-query-to-pipeline",
         "needs a ray-query loop; the interpreter cannot trace rays (it refuses ray queries), so neither the loop nor the pipeline it becomes can run",
-    ),
-    (
-        "trace-gep",
-        "needs a `getelementptr` of a `getelementptr`; the generated kernels' locals are one level deep (scalars, `array<i32, 4>`, `struct { u32, f32 }`), so every GEP starts from an alloca (the corpus covers chains: corpus/passes/trace-gep)",
     ),
 ];
 

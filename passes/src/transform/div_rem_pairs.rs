@@ -100,11 +100,14 @@ impl FunctionPass for DivRemPairs {
         let mut rw = Rewriter::for_module(module, f);
         for (m, d) in pairs {
             let ty = rw.inst(m.inst).ty.expect("an integer remainder has a type");
+            // The operands as they are now: an operand that was itself a rewritten
+            // remainder has been replaced (in the division's operands too).
+            let (x, y) = (rw.inst(m.inst).operands[0], rw.inst(m.inst).operands[1]);
             let at = InsertPoint::Before(m.inst);
             let mul = rw
                 .at(at)
-                .arith(ArithmeticOp::BinaryMul, ty, &[Value::Inst(d), m.y]);
-            let sub = rw.at(at).arith(ArithmeticOp::BinarySub, ty, &[m.x, mul]);
+                .arith(ArithmeticOp::BinaryMul, ty, &[Value::Inst(d), y]);
+            let sub = rw.at(at).arith(ArithmeticOp::BinarySub, ty, &[x, mul]);
             let Value::Inst(s) = sub else { unreachable!() };
             let md = std::mem::take(rw.metadata_mut(m.inst));
             *rw.metadata_mut(s) = md;

@@ -162,7 +162,9 @@
 //! `pre-autodiff` and `spirv-final` included, completes on kernels 0..1000 with 0 changed
 //! results (`PASS_SEMANTICS_ONLY='pipeline' target/debug/examples/pass_semantics 1000 0
 //! 4`), and the round trip, `spirv-final` and this pass on kernels 0..2000 (`… 2000 0 8`
-//! with the patterns above).
+//! with the patterns above); with the generator's pass-input shapes (branch `testgen`,
+//! measured just before the multi-level exits were merged) the round trips and both
+//! `spirv-final`s complete on 2,000 of 2,000 with 0 changed results.
 //!
 //! **Report keys:** `restructured_loop`, `restructured_if`, `restructured_switch`,
 //! `canonicalized_cfg` (auxiliary rewrites: trampolines, preheaders, exit copies,

@@ -24,9 +24,13 @@
 //!
 //! Bodies mix integer (`i32`, `u32`) and `f32` arithmetic, casts, locals, local arrays
 //! and structs, calls with value and reference arguments, and nested structured `if`,
-//! `switch`, `loop` and `simple_loop` with `break`/`continue`.
+//! `switch`, `loop` and `simple_loop` with `break`/`continue`. `more` adds vectors, 16/64-bit
+//! types, warp ops and plain-CFG callables; `shapes` the inputs of particular passes
+//! (div-rem pairs, adjacent element stores, GEP chains into nested locals, byte-buffer
+//! runs, scaled and dead loop counters).
 
 mod more;
+mod shapes;
 
 use super::Rng;
 use xir_ir::edit::{Cursor, InsertPoint, InstBuilder};
@@ -105,8 +109,14 @@ pub fn generate_exec_kernel(seed: u64, cfg: &ExecConfig) -> ExecKernel {
         let t = m.types.intern(TypeData::Buffer { elem: Some(e) });
         f.add_arg(ArgKind::Resource, t);
     }
+    // Sometimes a byte buffer (`fuse-consecutive-buffer-reads`' input, `exec/shapes.rs`).
+    let bytes = rng.chance(30).then(|| {
+        let t = m.types.intern(TypeData::Buffer { elem: None });
+        Value::Arg(f.add_arg(ArgKind::Resource, t))
+    });
     let entry = f.ensure_body();
     let mut g = Gen::new(&mut m, &mut rng, cfg, f, entry, callees.clone());
+    g.bytes = bytes;
     g.kernel_body(bs);
     let f = g.f;
     m.add_function(f);
@@ -169,6 +179,11 @@ struct Gen<'g> {
     vals: Vec<(Value, K)>,
     /// Initialised locals (lvalues) and their types.
     locals: Vec<(Value, Type)>,
+    /// Initialised nested locals (arrays of arrays or structs, structs with an array),
+    /// created at the kernel's top level, addressed through GEP chains.
+    nested: Vec<(Value, Type)>,
+    /// The kernel's byte buffer, if it has one.
+    bytes: Option<Value>,
     loops: Vec<Scope>,
     depth: u32,
     callees: Vec<FuncId>,
@@ -203,6 +218,8 @@ impl<'g> Gen<'g> {
             cur: entry,
             vals: Vec::new(),
             locals: Vec::new(),
+            nested: Vec::new(),
+            bytes: None,
             loops: Vec::new(),
             depth: 0,
             callees,
@@ -327,6 +344,12 @@ impl<'g> Gen<'g> {
         if self.rng.chance(40) {
             self.composite_local();
         }
+        if self.rng.chance(30) {
+            self.nested_local();
+        }
+        if self.bytes.is_some() {
+            self.byte_read_stmt();
+        }
         self.region();
         let atomic = self.rng.chance(40).then(|| {
             self.rng.pick(&[
@@ -344,6 +367,9 @@ impl<'g> Gen<'g> {
             let b = self.arg(ATOM);
             let u = self.m.types.u32();
             self.atomic(op, u, b, &[slot], &[v]);
+        }
+        if self.rng.chance(50) {
+            self.byte_write_phase(i);
         }
         for (arg, k) in [(OUT_I, K::I32), (OUT_U, K::U32), (OUT_F, K::F32)] {
             let v = self.result_val(k);
@@ -473,6 +499,10 @@ impl<'g> Gen<'g> {
     }
 
     fn statement(&mut self) {
+        // The pass-input shapes of `exec/shapes.rs`, one statement in ten.
+        if self.rng.chance(10) {
+            return self.shape_stmt();
+        }
         match self.rng.below(14) {
             0..=4 => self.arith_stmt(),
             5 => self.cast_stmt(),
@@ -830,15 +860,24 @@ impl<'g> Gen<'g> {
             self.f.create_block(),
             self.f.create_block(),
         );
+        let pre = self.cur;
         self.loop_(p, body, u, Some(m));
         let mk = self.mark();
         self.cur = p;
         let ut = self.m.types.u32();
+        // A prepare-block phi recurrence nothing reads (`indvar-simplify` removes it).
+        let dead_iv = self.rng.chance(25).then(|| {
+            let x = self.pick_val(K::U32);
+            self.phi(ut, &[(x, pre)])
+        });
         let kv = self.load(ut, k);
         let more = self.arith_k(A::BinaryLess, K::Bool, vec![kv, bound]);
         self.cond_br(more, body, m);
         self.cur = body;
         self.push(kv, K::U32);
+        if self.rng.chance(40) {
+            self.scaled_counter(kv);
+        }
         self.loops.push((m, Some(u)));
         self.nested();
         self.leave(u);
@@ -846,6 +885,13 @@ impl<'g> Gen<'g> {
         self.reset(mk);
         self.cur = u;
         self.increment(k);
+        if let Some(d) = dead_iv {
+            let s = 1 + self.rng.below(4);
+            let s = self.konst(K::U32, s);
+            let d1 = self.arith_k(A::BinaryAdd, K::U32, vec![d, s]);
+            let d = d.as_inst().expect("a phi");
+            self.f.insts[d].phi_push(d1, u);
+        }
         self.br(p);
         self.cur = m;
     }

@@ -299,6 +299,9 @@ impl Gen<'_> {
         self.cur = body;
         self.push(kphi, K::U32);
         self.push(aphi, ret);
+        if self.rng.chance(50) {
+            self.scaled_counter(kphi);
+        }
         self.region();
         let one = self.konst(K::U32, 1);
         let k1 = self.arith_k(A::BinaryAdd, K::U32, vec![kphi, one]);
