@@ -52,14 +52,12 @@
 //! ```
 
 use crate::declare::Counters;
-use crate::form::describe_function;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
-use crate::transform::lower_ray_query_to_loop::{Site, label, preflight_loop};
-use xir_ir::analysis::Cfg;
+use crate::transform::lower_ray_query_to_loop::{Site, preflight_module};
 use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::inst::InstKind;
 use xir_ir::op::{ArithmeticOp, RayQueryObjectReadOp, RayQueryObjectWriteOp};
-use xir_ir::{BlockId, FuncId, InstId, Module, Value};
+use xir_ir::{FuncId, Module, Value};
 
 /// The `lower-ray-query-loop-to-loop` pass.
 #[derive(Copy, Clone, Debug, Default)]
@@ -132,42 +130,13 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
 impl Pass for LowerRayQueryLoopToLoop {
     fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {
         let mut c = LowerRayQueryLoopToLoopCounters::default();
-        let mut sites: Vec<(FuncId, Site)> = Vec::new();
-        let mut first: Option<String> = None;
-        for &f in &module.func_order {
-            let func = module.func(f);
-            if func.body.is_none() {
-                continue;
+        let sites = match preflight_module(module) {
+            Ok(sites) => sites,
+            Err((errors, reason)) => {
+                c.error = errors;
+                return Ok(PassRun::refused(reason, c.report()));
             }
-            let loops: Vec<(BlockId, InstId)> = func
-                .block_order
-                .iter()
-                .filter_map(|b| func.terminator(*b).map(|t| (*b, t)))
-                .filter(|(_, t)| matches!(func.inst(*t).kind, InstKind::RayQueryLoop { .. }))
-                .collect();
-            if loops.is_empty() {
-                continue;
-            }
-            let cfg = Cfg::compute(func);
-            for (b, t) in loops {
-                match preflight_loop(module, f, &cfg, b, t) {
-                    Ok(site) => sites.push((f, site)),
-                    Err(why) => {
-                        c.error += 1;
-                        first.get_or_insert_with(|| {
-                            format!(
-                                "{}: the ray-query loop in block {} is rejected: {why}",
-                                describe_function(module, f),
-                                label(module, f, b)
-                            )
-                        });
-                    }
-                }
-            }
-        }
-        if let Some(reason) = first {
-            return Ok(PassRun::refused(reason, c.report()));
-        }
+        };
         for (f, site) in &sites {
             lower(module, *f, site);
             c.lowered_ray_query_loop += 1;

@@ -336,45 +336,59 @@ pub(crate) fn label(m: &Module, f: FuncId, b: BlockId) -> String {
         .unwrap_or_else(|| "an unlisted block".into())
 }
 
-impl Pass for LowerRayQueryToLoop {
-    fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {
-        let mut c = LowerRayQueryToLoopCounters::default();
-        let mut sites: Vec<(FuncId, Site)> = Vec::new();
-        let mut first: Option<String> = None;
-        for &f in &module.func_order {
-            let func = module.func(f);
-            if func.body.is_none() {
-                continue;
-            }
-            let loops: Vec<(BlockId, InstId)> = func
-                .block_order
-                .iter()
-                .filter_map(|b| func.terminator(*b).map(|t| (*b, t)))
-                .filter(|(_, t)| matches!(func.inst(*t).kind, InstKind::RayQueryLoop { .. }))
-                .collect();
-            if loops.is_empty() {
-                continue;
-            }
-            let cfg = Cfg::compute(func);
-            for (b, t) in loops {
-                match preflight_loop(module, f, &cfg, b, t) {
-                    Ok(site) => sites.push((f, site)),
-                    Err(why) => {
-                        c.error += 1;
-                        first.get_or_insert_with(|| {
-                            format!(
-                                "{}: the ray-query loop in block {} is rejected: {why}",
-                                describe_function(module, f),
-                                label(module, f, b)
-                            )
-                        });
-                    }
+/// Every ray-query loop of `module` preflighted (both ray-query-to-loop lowerings run
+/// this): the sites to lower, or the number of rejected loops and the first rejection.
+pub(crate) fn preflight_module(module: &Module) -> Result<Vec<(FuncId, Site)>, (u64, String)> {
+    let mut sites: Vec<(FuncId, Site)> = Vec::new();
+    let mut errors = 0u64;
+    let mut first: Option<String> = None;
+    for &f in &module.func_order {
+        let func = module.func(f);
+        if func.body.is_none() {
+            continue;
+        }
+        let loops: Vec<(BlockId, InstId)> = func
+            .block_order
+            .iter()
+            .filter_map(|b| func.terminator(*b).map(|t| (*b, t)))
+            .filter(|(_, t)| matches!(func.inst(*t).kind, InstKind::RayQueryLoop { .. }))
+            .collect();
+        if loops.is_empty() {
+            continue;
+        }
+        let cfg = Cfg::compute(func);
+        for (b, t) in loops {
+            match preflight_loop(module, f, &cfg, b, t) {
+                Ok(site) => sites.push((f, site)),
+                Err(why) => {
+                    errors += 1;
+                    first.get_or_insert_with(|| {
+                        format!(
+                            "{}: the ray-query loop in block {} is rejected: {why}",
+                            describe_function(module, f),
+                            label(module, f, b)
+                        )
+                    });
                 }
             }
         }
-        if let Some(reason) = first {
-            return Ok(PassRun::refused(reason, c.report()));
-        }
+    }
+    match first {
+        Some(reason) => Err((errors, reason)),
+        None => Ok(sites),
+    }
+}
+
+impl Pass for LowerRayQueryToLoop {
+    fn run(&self, module: &mut Module, _cx: &mut PassContext) -> Result<PassRun, PassError> {
+        let mut c = LowerRayQueryToLoopCounters::default();
+        let sites = match preflight_module(module) {
+            Ok(sites) => sites,
+            Err((errors, reason)) => {
+                c.error = errors;
+                return Ok(PassRun::refused(reason, c.report()));
+            }
+        };
         for (f, site) in &sites {
             lower(module, *f, site);
             c.lowered_ray_query_to_loop += 1;
