@@ -336,6 +336,16 @@ pub(crate) fn label(m: &Module, f: FuncId, b: BlockId) -> String {
         .unwrap_or_else(|| "an unlisted block".into())
 }
 
+/// `(block, terminator)` of every block of `func` ending in a `ray_query_loop`, in block
+/// order (what every ray-query lowering starts from).
+pub(crate) fn ray_query_loops(func: &Function) -> Vec<(BlockId, InstId)> {
+    func.block_order
+        .iter()
+        .filter_map(|b| func.terminator(*b).map(|t| (*b, t)))
+        .filter(|(_, t)| matches!(func.inst(*t).kind, InstKind::RayQueryLoop { .. }))
+        .collect()
+}
+
 /// Every ray-query loop of `module` preflighted (both ray-query-to-loop lowerings run
 /// this): the sites to lower, or the number of rejected loops and the first rejection.
 pub(crate) fn preflight_module(module: &Module) -> Result<Vec<(FuncId, Site)>, (u64, String)> {
@@ -347,12 +357,7 @@ pub(crate) fn preflight_module(module: &Module) -> Result<Vec<(FuncId, Site)>, (
         if func.body.is_none() {
             continue;
         }
-        let loops: Vec<(BlockId, InstId)> = func
-            .block_order
-            .iter()
-            .filter_map(|b| func.terminator(*b).map(|t| (*b, t)))
-            .filter(|(_, t)| matches!(func.inst(*t).kind, InstKind::RayQueryLoop { .. }))
-            .collect();
+        let loops = ray_query_loops(func);
         if loops.is_empty() {
             continue;
         }

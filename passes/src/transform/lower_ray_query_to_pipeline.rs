@@ -86,7 +86,8 @@ use crate::form::describe_function;
 use crate::pass::{FunctionPass, Pass, PassContext, PassError, PassRun};
 use crate::registry::{PassOptionInfo, PassOptions};
 use crate::transform::dce::{Dce, DceCounters};
-use crate::transform::lower_ray_query_to_loop::{is_query_object, label};
+use crate::transform::lower_ray_query_to_loop::{is_query_object, label, ray_query_loops};
+use xir_ir::analysis::Cfg;
 use crate::util::reach::structural_successors;
 use rustc_hash::{FxHashMap, FxHashSet};
 use xir_ir::edit::{Cursor, InstBuilder};
@@ -279,7 +280,7 @@ fn resolvable(
 fn preflight_loop(
     m: &Module,
     f: FuncId,
-    preds: &SecondaryMap<BlockId, Vec<BlockId>>,
+    cfg: &Cfg,
     parent: BlockId,
     loop_inst: InstId,
 ) -> Result<Site, &'static str> {
@@ -339,7 +340,7 @@ fn preflight_loop(
     {
         return Err("the ray-query loop merge holds a phi");
     }
-    if preds[merge].iter().any(|x| *x != dispatch && *x != parent) {
+    if cfg.preds(merge).iter().any(|x| *x != dispatch && *x != parent) {
         return Err("the ray-query loop merge has a predecessor outside the loop");
     }
     if func.successors(merge).any(|x| x == merge) {
@@ -352,7 +353,7 @@ fn preflight_loop(
     if rs.iter().any(|b| in_p.contains(b)) {
         return Err("the surface and procedural handler regions overlap");
     }
-    if preds[dispatch]
+    if cfg.preds(dispatch)
         .iter()
         .any(|x| *x != parent && !in_s.contains(x) && !in_p.contains(x))
     {
@@ -360,7 +361,7 @@ fn preflight_loop(
     }
     for (entry, r, own) in [(s, &rs, &in_s), (p, &rp, &in_p)] {
         for &b in r {
-            if preds[b]
+            if cfg.preds(b)
                 .iter()
                 .any(|x| !(own.contains(x) || b == entry && *x == dispatch))
             {
@@ -744,25 +745,14 @@ impl LowerRayQueryToPipeline {
             if func.body.is_none() {
                 continue;
             }
-            let loops: Vec<(BlockId, InstId)> = func
-                .block_order
-                .iter()
-                .filter_map(|b| func.terminator(*b).map(|t| (*b, t)))
-                .filter(|(_, t)| matches!(func.inst(*t).kind, InstKind::RayQueryLoop { .. }))
-                .collect();
+            let loops = ray_query_loops(func);
             if loops.is_empty() {
                 continue;
             }
-            let mut preds: SecondaryMap<BlockId, Vec<BlockId>> =
-                SecondaryMap::with_default(Vec::new());
-            for &b in func.block_order.iter() {
-                for s in func.successors(b) {
-                    preds[s].push(b);
-                }
-            }
+            let cfg = Cfg::compute(func);
             let mut sites = Vec::new();
             for (b, t) in loops {
-                match preflight_loop(module, f, &preds, b, t) {
+                match preflight_loop(module, f, &cfg, b, t) {
                     Ok(site) => sites.push(site),
                     Err(why) => {
                         out.rejected += 1;
