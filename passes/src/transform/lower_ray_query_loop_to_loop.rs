@@ -53,10 +53,10 @@
 
 use crate::declare::Counters;
 use crate::pass::{Pass, PassContext, PassError, PassRun};
-use crate::transform::lower_ray_query_to_loop::{Site, preflight_module};
+use crate::transform::lower_ray_query_to_loop::{Site, preflight_module, proceed_loop};
 use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::inst::InstKind;
-use xir_ir::op::{ArithmeticOp, RayQueryObjectReadOp, RayQueryObjectWriteOp};
+use xir_ir::op::RayQueryObjectReadOp;
 use xir_ir::{FuncId, Module, Value};
 
 /// The `lower-ray-query-loop-to-loop` pass.
@@ -86,20 +86,7 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
     let [prepare, body, update, tri_merge, tri_else, proc_merge, skip] =
         std::array::from_fn(|_| func.create_block());
     let q = site.query;
-    let d = func.inst_mut(site.loop_inst);
-    d.kind = InstKind::Loop {
-        body: Some(body),
-        update: Some(update),
-        merge: Some(site.merge),
-    };
-    d.operands.clear();
-    d.operands.push(Value::Block(prepare));
-    let mut at = Cursor::at_end(func, prepare);
-    at.ray_query_object_write(RayQueryObjectWriteOp::Proceed, q, None);
-    let t = at.ray_query_object_read(RayQueryObjectReadOp::IsTerminated, bool_ty, q);
-    let a = at.arith(ArithmeticOp::UnaryBitNot, bool_ty, &[t]);
-    at.cond_br(a, body, site.merge);
-    Cursor::at_end(func, update).br(prepare);
+    proceed_loop(func, site, bool_ty, [prepare, body, update]);
     let mut at = Cursor::at_end(func, body);
     let c = at.ray_query_object_read(RayQueryObjectReadOp::IsTriangleCandidate, bool_ty, q);
     let k = at.ray_query_object_read(RayQueryObjectReadOp::IsProceduralCandidate, bool_ty, q);

@@ -56,7 +56,7 @@ use xir_ir::edit::{Cursor, InstBuilder};
 use xir_ir::inst::InstKind;
 use xir_ir::op::{ArithmeticOp, RayQueryObjectReadOp, RayQueryObjectWriteOp};
 use xir_ir::text::print::printed_block_labels;
-use xir_ir::{ArgKind, BlockId, FuncId, Function, InstId, Module, SecondaryMap, TypeData, Value};
+use xir_ir::{ArgKind, BlockId, FuncId, Function, InstId, Module, SecondaryMap, Type, TypeData, Value};
 
 /// The `lower-ray-query-to-loop` pass.
 #[derive(Copy, Clone, Debug, Default)]
@@ -273,21 +273,8 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
         func.create_block(),
         func.create_block(),
     );
+    proceed_loop(func, site, bool_ty, [prepare, body, update]);
     let q = site.query;
-    let d = func.inst_mut(site.loop_inst);
-    d.kind = InstKind::Loop {
-        body: Some(body),
-        update: Some(update),
-        merge: Some(site.merge),
-    };
-    d.operands.clear();
-    d.operands.push(Value::Block(prepare));
-    let mut at = Cursor::at_end(func, prepare);
-    at.ray_query_object_write(RayQueryObjectWriteOp::Proceed, q, None);
-    let t = at.ray_query_object_read(RayQueryObjectReadOp::IsTerminated, bool_ty, q);
-    let a = at.arith(ArithmeticOp::UnaryBitNot, bool_ty, &[t]);
-    at.cond_br(a, body, site.merge);
-    Cursor::at_end(func, update).br(prepare);
     let (s, rs) = &site.surface;
     let (p, rp) = &site.procedural;
     let mut at = Cursor::at_end(func, body);
@@ -326,6 +313,28 @@ fn lower(m: &mut Module, f: FuncId, site: &Site) {
         func.remove_block(*p);
     }
     func.remove_block(site.dispatch);
+}
+
+/// Turns the site's `ray_query_loop` into a `loop` over the new blocks `prepare`, `body`
+/// and `update`: `prepare` proceeds the query and leaves to the merge once it is
+/// terminated, else enters `body`; `update` goes back to `prepare` (both ray-query-to-loop
+/// lowerings build this shell and fill `body` their own way).
+pub(crate) fn proceed_loop(func: &mut Function, site: &Site, bool_ty: Type, [prepare, body, update]: [BlockId; 3]) {
+    let q = site.query;
+    let d = func.inst_mut(site.loop_inst);
+    d.kind = InstKind::Loop {
+        body: Some(body),
+        update: Some(update),
+        merge: Some(site.merge),
+    };
+    d.operands.clear();
+    d.operands.push(Value::Block(prepare));
+    let mut at = Cursor::at_end(func, prepare);
+    at.ray_query_object_write(RayQueryObjectWriteOp::Proceed, q, None);
+    let t = at.ray_query_object_read(RayQueryObjectReadOp::IsTerminated, bool_ty, q);
+    let a = at.arith(ArithmeticOp::UnaryBitNot, bool_ty, &[t]);
+    at.cond_br(a, body, site.merge);
+    Cursor::at_end(func, update).br(prepare);
 }
 
 /// The printed label of block `b` of function `f`, for messages.
